@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+// pulsemeter: a real-time audio level and spectrum analyzer for Linux.
+//
+// Layers (each folder under Sources/ is one):
+//   MeterCore      pure Swift, no C: levels, bands, frames, encoders, renderers, rings
+//   MeterIO        the only layer that touches C and the OS: PulseAudio, libsndfile, FFTW, terminal
+//   PulseMeterCLI  argument parsing, commands, help text, exit codes
+//   pulsemeter     the executable: a few lines calling PulseMeterCLI
+import PackageDescription
+
+let package = Package(
+    name: "pulsemeter",
+    products: [
+        .executable(name: "pulsemeter", targets: ["pulsemeter"]),
+        .library(name: "MeterCore", targets: ["MeterCore"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CPulse", pkgConfig: "libpulse-simple",
+            providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(
+            name: "CSndFile", pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(
+            name: "CFFTW", pkgConfig: "fftw3f",
+            providers: [.apt(["libfftw3-dev"])]),
+        .target(name: "MeterCore"),
+        .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW"]),
+        .target(name: "PulseMeterCLI", dependencies: ["MeterCore", "MeterIO"]),
+        .executableTarget(name: "pulsemeter", dependencies: ["PulseMeterCLI"]),
+        .testTarget(name: "MeterCoreTests", dependencies: ["MeterCore"]),
+        .testTarget(name: "MeterIOTests", dependencies: ["MeterIO", "MeterCore"]),
+        .testTarget(name: "PulseMeterCLITests", dependencies: ["PulseMeterCLI", "MeterIO", "MeterCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

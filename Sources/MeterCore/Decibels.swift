@@ -1,0 +1,28 @@
+import Foundation
+
+/// dB conversions with the contract's bounds: every value is finite and at least -160.0.
+public enum Decibels {
+    /// The lowest value ever reported; digital silence reads exactly this.
+    public static let floor: Double = -160.0
+    /// A finite stand-in for infinite input (a float file holding `inf` samples), so that
+    /// no infinity ever reaches output. Real audio never comes near it.
+    public static let ceiling: Double = 1000.0
+
+    /// `10*log10(power)` bounded to [-160, 1000]; NaN, zero and negative powers read -160.
+    @inlinable
+    public static func fromPower(_ power: Double) -> Double {
+        if power.isNaN { return floor }
+        if power == .infinity { return ceiling }
+        guard power > 0 else { return floor }
+        return min(ceiling, max(floor, 10 * log10(power)))
+    }
+
+    /// `20*log10(amplitude)` bounded to [-160, 1000].
+    @inlinable
+    public static func fromAmplitude(_ amplitude: Double) -> Double {
+        if amplitude.isNaN { return floor }
+        if amplitude == .infinity { return ceiling }
+        guard amplitude > 0 else { return floor }
+        return min(ceiling, max(floor, 20 * log10(amplitude)))
+    }
+}

@@ -1,0 +1,90 @@
+/// One meter reading: levels at sample position `pos` (one past the frame's last sample).
+public struct MeterFrame: Sendable, Equatable {
+    public var pos: Int
+    /// Unix time when emitted; live sources only.
+    public var ts: Double?
+    public var rmsDb: [Double]
+    public var peakDb: [Double]
+    /// Band levels; nil when bands are off.
+    public var bandsDb: [Double]?
+
+    public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil) {
+        self.pos = pos
+        self.ts = ts
+        self.rmsDb = rmsDb
+        self.peakDb = peakDb
+        self.bandsDb = bandsDb
+    }
+}
+
+/// What a stream is, announced once before its frames (the NDJSON `start` line).
+public struct StreamInfo: Sendable, Equatable {
+    public var source: String
+    public var settings: MeterSettings
+    /// Band edges as used, when bands are on.
+    public var bandsHz: [(Double, Double)]?
+    /// True for live capture (frames carry `ts`).
+    public var live: Bool
+
+    public init(source: String, settings: MeterSettings, bandsHz: [(Double, Double)]? = nil, live: Bool = false) {
+        self.source = source
+        self.settings = settings
+        self.bandsHz = bandsHz
+        self.live = live
+    }
+
+    public static func == (a: StreamInfo, b: StreamInfo) -> Bool {
+        a.source == b.source && a.settings == b.settings && a.live == b.live
+            && (a.bandsHz ?? []).elementsEqual(b.bandsHz ?? [], by: { $0 == $1 })
+    }
+}
+
+/// Whole-stream figures (the NDJSON `end` line).
+public struct StreamSummary: Sendable, Equatable {
+    public var pos: Int
+    public var rate: Int
+    public var rmsDb: [Double]
+    public var peakDb: [Double]
+    public var dropped: Int
+    /// Set when recording.
+    public var recordedFrames: Int?
+    public var file: String?
+
+    public var duration: Double { rate > 0 ? Double(pos) / Double(rate) : 0 }
+
+    public init(pos: Int, rate: Int, rmsDb: [Double], peakDb: [Double], dropped: Int = 0,
+                recordedFrames: Int? = nil, file: String? = nil) {
+        self.pos = pos
+        self.rate = rate
+        self.rmsDb = rmsDb
+        self.peakDb = peakDb
+        self.dropped = dropped
+        self.recordedFrames = recordedFrames
+        self.file = file
+    }
+}
+
+/// A live outage survived with `--reconnect` (the NDJSON `gap` line).
+public struct StreamGap: Sendable, Equatable {
+    public var startTs: Double
+    public var endTs: Double
+    public var seconds: Double { endTs - startTs }
+    public init(startTs: Double, endTs: Double) {
+        self.startTs = startTs
+        self.endTs = endTs
+    }
+}
+
+/// Where meter output goes: NDJSON, the ANSI meter, a summary, or a test's array.
+/// Calls come from one thread (the analysis thread), in order: start, frame*, gap*, end.
+/// A sink throws to stop the run (e.g. its reader went away).
+public protocol FrameSink: AnyObject {
+    func start(_ info: StreamInfo) throws
+    func frame(_ frame: MeterFrame) throws
+    func gap(_ gap: StreamGap) throws
+    func end(_ summary: StreamSummary) throws
+}
+
+extension FrameSink {
+    public func gap(_ gap: StreamGap) throws {}
+}

@@ -1,0 +1,148 @@
+/// The one analysis pipeline: interleaved samples in, positioned meter frames out.
+///
+/// `analyze` feeds it decoded file blocks, `monitor`/`record` feed it captured blocks on the
+/// analysis thread; both run exactly this code, so the same samples give the same frames.
+/// Frame k ends at pos = k*hop; `finish()` emits a last partial hop with its true pos.
+public final class MeterPipeline {
+    public let settings: MeterSettings
+    public let hop: Int
+    public private(set) var pos = 0
+    /// Input frames skipped (a stalled sink made the live source drop them).
+    public private(set) var dropped = 0
+
+    private let channels: Int
+    private var meters: [RollingSquareSum]
+    private var hopFill = 0
+    private var hopPeak: [Float]
+    private var totalPeak: [Float]
+    private let spectrum: SpectrumAnalyzer?
+    private let mono: UnsafeMutablePointer<Float>
+    private let monoCapacity = 4096
+    private var frame: MeterFrame
+    private let clock: (() -> Double)?
+
+    /// - Parameters:
+    ///   - transform: the FFT for bands (required when settings.bands > 0).
+    ///   - clock: Unix time for `ts` on live frames; nil for files.
+    public init(settings: MeterSettings, transform: (any PowerSpectrumTransform)? = nil,
+                clock: (() -> Double)? = nil) throws(PulsemeterError) {
+        try settings.validate()
+        self.settings = settings
+        self.hop = settings.hop
+        self.channels = settings.channels
+        self.clock = clock
+        var meters: [RollingSquareSum] = []
+        for _ in 0..<settings.channels { meters.append(RollingSquareSum(window: settings.window)) }
+        self.meters = meters
+        hopPeak = Array(repeating: 0, count: channels)
+        totalPeak = Array(repeating: 0, count: channels)
+        if settings.bands > 0 {
+            guard let transform, transform.size == settings.fftSize else {
+                preconditionFailure("bands need a transform of size fftSize")
+            }
+            spectrum = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform)
+        } else {
+            spectrum = nil
+        }
+        mono = .allocate(capacity: monoCapacity)
+        frame = MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: channels),
+                           peakDb: Array(repeating: Decibels.floor, count: channels),
+                           bandsDb: settings.bands > 0 ? Array(repeating: Decibels.floor, count: settings.bands) : nil)
+    }
+
+    deinit { mono.deallocate() }
+
+    /// The `start` line's description of this stream.
+    public func streamInfo(source: String, live: Bool = false) -> StreamInfo {
+        StreamInfo(source: source, settings: settings, bandsHz: spectrum?.layout.edgesHz, live: live)
+    }
+
+    /// Feeds `frames` interleaved frames; calls `emit` for every completed hop.
+    public func process(_ samples: UnsafePointer<Float>, frames: Int,
+                        emit: (MeterFrame) throws -> Void) rethrows {
+        var done = 0
+        while done < frames {
+            let n = min(frames - done, hop - hopFill, monoCapacity)
+            let block = samples + done * channels
+            for c in 0..<channels {
+                let p = meters[c].push(block + c, stride: channels, count: n)
+                hopPeak[c] = max(hopPeak[c], p)
+            }
+            if let spectrum { pushMono(block, frames: n, into: spectrum) }
+            done += n
+            hopFill += n
+            pos += n
+            if hopFill == hop { try emitFrame(emit) }
+        }
+    }
+
+    /// Skips `frames` input frames that never arrived (counted in `dropped`); positions stay
+    /// on the hop grid, hops with no samples at all are not emitted.
+    public func skip(frames: Int, emit: (MeterFrame) throws -> Void) rethrows {
+        guard frames > 0 else { return }
+        dropped += frames
+        let toBoundary = hop - hopFill
+        if frames >= toBoundary {
+            if hopFill > 0 {
+                pos += toBoundary
+                hopFill = hop
+                try emitFrame(emit)
+            } else {
+                pos += toBoundary
+            }
+            let rest = frames - toBoundary
+            pos += rest
+            hopFill = rest % hop
+        } else {
+            pos += frames
+            hopFill += frames
+        }
+    }
+
+    /// Emits the last partial hop, if any.
+    public func finish(emit: (MeterFrame) throws -> Void) rethrows {
+        if hopFill > 0 { try emitFrame(emit) }
+    }
+
+    /// Whole-stream RMS and peak per channel, so far.
+    public func summary() -> StreamSummary {
+        StreamSummary(
+            pos: pos, rate: settings.rate,
+            rmsDb: (0..<channels).map { c in
+                let n = meters[c].count
+                return n > 0 ? Decibels.fromPower(meters[c].totalSquares / Double(n)) : Decibels.floor
+            },
+            peakDb: totalPeak.map { Decibels.fromAmplitude(Double($0)) },
+            dropped: dropped)
+    }
+
+    private func pushMono(_ block: UnsafePointer<Float>, frames n: Int, into spectrum: SpectrumAnalyzer) {
+        if channels == 1 {
+            spectrum.push(block, count: n)
+            return
+        }
+        let inv = 1 / Float(channels)
+        for i in 0..<n {
+            var s: Float = 0
+            let f = block + i * channels
+            for c in 0..<channels { s += f[c] }
+            mono[i] = s * inv
+        }
+        spectrum.push(mono, count: n)
+    }
+
+    private func emitFrame(_ emit: (MeterFrame) throws -> Void) rethrows {
+        frame.pos = pos
+        frame.ts = clock?()
+        for c in 0..<channels {
+            let n = meters[c].windowCount
+            frame.rmsDb[c] = n > 0 ? Decibels.fromPower(meters[c].windowSum() / Double(n)) : Decibels.floor
+            frame.peakDb[c] = Decibels.fromAmplitude(Double(hopPeak[c]))
+            totalPeak[c] = max(totalPeak[c], hopPeak[c])
+            hopPeak[c] = 0
+        }
+        if let spectrum { spectrum.bandLevels(into: &frame.bandsDb!) }
+        hopFill = 0
+        try emit(frame)
+    }
+}

@@ -1,0 +1,36 @@
+/// A source of interleaved Float samples read in blocks: a decoded file, raw PCM on stdin.
+/// (Live capture feeds the pipeline from its ring instead; see MeterIO's LiveMeter.)
+public protocol SampleBlockSource: AnyObject {
+    var rate: Int { get }
+    var channels: Int { get }
+    /// Shown as the `source` of the `start` line.
+    var name: String { get }
+    /// Reads up to `maxFrames` frames into `buffer`; returns 0 at the end.
+    func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int
+}
+
+/// Thrown by a sink whose reader went away (a closed pipe): the run stops quietly, exit 0.
+public struct OutputClosed: Error {
+    public init() {}
+}
+
+extension MeterPipeline {
+    /// Runs a whole source through the pipeline into `sink`: start, every frame, end.
+    /// Returns the summary (also given to the sink).
+    @discardableResult
+    public func run(source: any SampleBlockSource, sink: any FrameSink, blockFrames: Int = 16384,
+                    shouldStop: () -> Bool = { false }) throws -> StreamSummary {
+        try sink.start(streamInfo(source: source.name))
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * source.channels)
+        defer { buffer.deallocate() }
+        while !shouldStop() {
+            let n = try source.read(into: buffer, maxFrames: blockFrames)
+            if n == 0 { break }
+            try process(buffer, frames: n) { try sink.frame($0) }
+        }
+        try finish { try sink.frame($0) }
+        let s = summary()
+        try sink.end(s)
+        return s
+    }
+}

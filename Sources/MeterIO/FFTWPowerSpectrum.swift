@@ -1,0 +1,53 @@
+import CFFTW
+import MeterCore
+
+/// The spectrum transform on FFTW: a single-precision real-to-complex plan
+/// (`fftwf_plan_dft_r2c_1d`), executed with `fftwf_execute` once per meter frame.
+///
+/// FFTW's planner is not thread-safe, so plans are made here, under a lock, on whichever
+/// thread builds the pipeline; executing the plan later on the analysis thread is safe.
+public final class FFTWPowerSpectrum: PowerSpectrumTransform {
+    public let size: Int
+    private let input: UnsafeMutablePointer<Float>
+    private let output: UnsafeMutablePointer<fftwf_complex>
+    private let plan: fftwf_plan
+
+    private static let plannerLock = NSLockish()
+
+    public init(size: Int) {
+        precondition(size >= 2 && size & (size - 1) == 0)
+        self.size = size
+        let input = fftwf_alloc_real(size)!
+        let output = fftwf_alloc_complex(size / 2 + 1)!
+        input.initialize(repeating: 0, count: size)
+        self.input = input
+        self.output = output
+        plan = Self.plannerLock.withLock {
+            fftwf_plan_dft_r2c_1d(Int32(size), input, output, UInt32(FFTW_ESTIMATE | FFTW_DESTROY_INPUT))!
+        }
+    }
+
+    deinit {
+        Self.plannerLock.withLock { fftwf_destroy_plan(plan) }
+        fftwf_free(input)
+        fftwf_free(output)
+    }
+
+    public func powerSpectrum(_ samples: UnsafePointer<Float>, into power: UnsafeMutablePointer<Double>) {
+        input.update(from: samples, count: size)
+        fftwf_execute(plan)
+        let raw = UnsafeMutableRawPointer(output).assumingMemoryBound(to: Float.self)
+        for k in 0...(size / 2) {
+            let re = Double(raw[2 * k]), im = Double(raw[2 * k + 1])
+            power[k] = re * re + im * im
+        }
+    }
+}
+
+import Synchronization
+
+/// A tiny lock around FFTW's planner (a Mutex without a value).
+final class NSLockish: Sendable {
+    private let mutex = Mutex<Void>(())
+    func withLock<T>(_ body: () -> T) -> T { mutex.withLock { _ in body() } }
+}

@@ -1,0 +1,54 @@
+import Glibc
+import MeterCore
+
+/// Meter output to a file descriptor (stdout or `-o PATH`), each `write` one whole line.
+///
+/// Wraps `write(2)`: retries on EINTR and short writes; a closed reader (EPIPE) throws
+/// `OutputClosed` so the run stops quietly; any other failure (ENOSPC on /dev/full, EIO)
+/// throws an I/O error (exit 74). SIGPIPE must be ignored (`Signals.ignorePipe()`).
+public final class FileDescriptorOutput: ByteOutput, Sendable {
+    public let fd: Int32
+    public let name: String
+    private let ownsDescriptor: Bool
+
+    public init(fd: Int32, name: String, ownsDescriptor: Bool = false) {
+        self.fd = fd
+        self.name = name
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    public static let standardOutput = FileDescriptorOutput(fd: 1, name: "stdout")
+
+    /// Opens (creating or truncating) `path` for writing, with `open(2)`.
+    public static func create(path: String) throws(PulsemeterError) -> FileDescriptorOutput {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw PulsemeterError(.cannotCreate, "cannot create output file \(path): \(errnoText()); check that the directory exists and is writable")
+        }
+        return FileDescriptorOutput(fd: fd, name: path, ownsDescriptor: true)
+    }
+
+    deinit { if ownsDescriptor { close(fd) } }
+
+    public func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buf in
+            var off = 0
+            while off < buf.count {
+                let n = Glibc.write(fd, buf.baseAddress! + off, buf.count - off)
+                if n < 0 {
+                    let e = errno
+                    if e == EINTR || e == EAGAIN { continue }
+                    if e == EPIPE { throw OutputClosed() }
+                    throw PulsemeterError(.io, "cannot write meter output to \(name): \(String(cString: strerror(e)))")
+                }
+                off += n
+            }
+        }
+    }
+
+    /// True when the descriptor is a terminal (`isatty(3)`).
+    public var isTerminal: Bool { isatty(fd) == 1 }
+}
+
+/// The text of the current `errno` (`strerror(3)`).
+func errnoText(_ e: Int32 = errno) -> String { String(cString: strerror(e)) }

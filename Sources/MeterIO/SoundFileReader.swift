@@ -1,0 +1,68 @@
+import CSndFile
+import Glibc
+import MeterCore
+
+/// Decodes any file libsndfile reads (WAV, FLAC, AIFF, Ogg Vorbis, Opus, MP3, ...) to Float
+/// frames in large blocks: `sf_open` + `sf_readf_float`. Integer formats are scaled to full
+/// scale 1.0 (s16 divided by 32768), as the contract defines.
+///
+/// Owned by one thread at a time (not Sendable).
+public final class SoundFileReader: SampleBlockSource {
+    public let path: String
+    public let rate: Int
+    public let channels: Int
+    /// Frames the header announces (may exceed what a truncated file holds).
+    public let declaredFrames: Int
+    public let formatCode: Int32
+    public var name: String { path }
+    private var handle: OpaquePointer?
+
+    public init(path: String) throws(PulsemeterError) {
+        try InputPath.checkReadable(path)
+        var info = SF_INFO()
+        guard let h = sf_open(path, Int32(SFM_READ), &info) else {
+            let reason = String(cString: sf_strerror(nil))
+            throw PulsemeterError(.notDecodable, "\(path) is not decodable audio (\(reason)); give a WAV, FLAC, AIFF, Ogg, Opus or MP3 file")
+        }
+        guard info.channels >= 1, info.channels <= Int32(MeterSettings.maxChannels) else {
+            sf_close(h)
+            throw PulsemeterError(.notDecodable, "\(path) declares \(info.channels) channels; pulsemeter reads 1 to \(MeterSettings.maxChannels)")
+        }
+        guard info.samplerate >= 1, info.samplerate <= Int32(MeterSettings.maxRate) else {
+            sf_close(h)
+            throw PulsemeterError(.notDecodable, "\(path) declares a sample rate of \(info.samplerate) Hz; pulsemeter reads 1 to \(MeterSettings.maxRate) Hz")
+        }
+        handle = h
+        self.path = path
+        rate = Int(info.samplerate)
+        channels = Int(info.channels)
+        declaredFrames = max(0, Int(info.frames))
+        formatCode = info.format
+    }
+
+    deinit { if let handle { sf_close(handle) } }
+
+    public func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int {
+        guard let handle else { return 0 }
+        let n = sf_readf_float(handle, buffer, sf_count_t(maxFrames))
+        if n <= 0 {
+            // End of data, or a decode error past the first frames: a file whose data is
+            // shorter than its header says is analysed as far as it goes.
+            return 0
+        }
+        return Int(n)
+    }
+
+    /// Goes back to the first frame (`sf_seek`), for a second pass.
+    public func rewind() throws(PulsemeterError) {
+        guard let handle, sf_seek(handle, 0, SEEK_SET) == 0 else {
+            throw PulsemeterError(.notDecodable, "cannot seek in \(path)")
+        }
+    }
+
+    /// Moves to frame `frame` (`sf_seek`); returns false when the file cannot seek there.
+    public func seek(toFrame frame: Int) -> Bool {
+        guard let handle else { return false }
+        return sf_seek(handle, sf_count_t(frame), SEEK_SET) >= 0
+    }
+}

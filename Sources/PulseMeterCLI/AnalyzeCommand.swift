@@ -1,0 +1,84 @@
+import MeterCore
+import MeterIO
+
+/// `pulsemeter analyze FILE|- [OPTIONS]`: a file (or raw PCM on stdin) through the one meter
+/// pipeline, as fast as it decodes.
+enum AnalyzeCommand {
+    static let specs = MeterOptions.specs + [OptionSpec("--raw")]
+
+    static func run(_ a: ParsedArguments) throws -> Int32 {
+        let input = try a.requirePositionals(["FILE|-"])[0]
+        let source: any SampleBlockSource
+        if input == "-" {
+            guard let rawName = try a.choice("raw", RawSampleFormat.allCases.map(\.rawValue)) else {
+                throw PulsemeterError(.usage, "analyze - reads raw PCM from stdin and needs --raw s16le|s24le|s32le|f32le with --rate and --channels")
+            }
+            guard a.has("rate"), a.has("channels") else {
+                throw PulsemeterError(.usage, "analyze - --raw \(rawName) needs --rate HZ and --channels N (the layout of the PCM on stdin)")
+            }
+            let s = try MeterOptions.settings(a)
+            source = RawPCMReader(fd: 0, format: RawSampleFormat(rawValue: rawName)!, rate: s.rate, channels: s.channels)
+        } else {
+            if a.has("raw") {
+                throw PulsemeterError(.usage, "--raw applies to stdin only (analyze - --raw ...); \(input) is decoded by its own header")
+            }
+            if a.has("rate") || a.has("channels") {
+                throw PulsemeterError(.usage, "--rate and --channels apply to live capture and raw stdin; \(input) has its own")
+            }
+            source = try SoundFileReader(path: input)
+        }
+        let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
+        let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
+        let output = try OutputChoice.open(a)
+        let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
+        let sink: any FrameSink
+        switch format {
+        case .ndjson:
+            sink = NDJSONSink(output: output)
+        case .ansi:
+            sink = AnsiSummarySink(output: output, width: Terminal.size(fd: output.fd)?.columns ?? 80,
+                                   color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
+        }
+        let pipeline = try MeterPipeline(settings: settings,
+                                         transform: settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil)
+        let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
+        do {
+            try pipeline.run(source: limited, sink: sink, shouldStop: { Signals.stopRequested })
+        } catch is OutputClosed {
+            return 0
+        }
+        if let raw = source as? RawPCMReader, raw.trailingBytes > 0 {
+            CLI.warn("stdin ended inside a frame: ignored the last \(raw.trailingBytes) bytes (a frame is \(raw.format.bytesPerSample * raw.channels) bytes)")
+        }
+        return 0
+    }
+}
+
+/// Stops a source after `frames` frames (`--duration`).
+final class LimitedSource: SampleBlockSource {
+    let base: any SampleBlockSource
+    var remaining: Int
+    init(_ base: any SampleBlockSource, frames: Int) {
+        self.base = base
+        remaining = frames
+    }
+    var rate: Int { base.rate }
+    var channels: Int { base.channels }
+    var name: String { base.name }
+    func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int {
+        guard remaining > 0 else { return 0 }
+        let n = try base.read(into: buffer, maxFrames: min(maxFrames, remaining))
+        remaining -= n
+        return n
+    }
+}
+
+/// `-o PATH` or stdout.
+enum OutputChoice {
+    static func open(_ a: ParsedArguments) throws(PulsemeterError) -> FileDescriptorOutput {
+        if let path = a.string("output"), path != "-" {
+            return try FileDescriptorOutput.create(path: path)
+        }
+        return .standardOutput
+    }
+}

@@ -1,0 +1,86 @@
+import Glibc
+import MeterCore
+import MeterIO
+
+/// The command line: dispatch, help, errors as one `pulsemeter: ...` line and exit codes.
+public enum CLI {
+    public static let version = "0.1.0"
+
+    /// Runs the tool and exits the process.
+    public static func main() -> Never {
+        exit(run(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// Runs one command line and returns the exit status (tests call this).
+    public static func run(_ arguments: [String]) -> Int32 {
+        Signals.ignorePipe()
+        do {
+            return try dispatch(arguments)
+        } catch let e as PulsemeterError {
+            error(e.message)
+            return e.exitCode
+        } catch is OutputClosed {
+            return 0
+        } catch {
+            self.error("\(error)")
+            return 74
+        }
+    }
+
+    static func dispatch(_ arguments: [String]) throws -> Int32 {
+        var args = arguments
+        if let first = args.first {
+            if first == "--help" || first == "-h" || first == "help" {
+                if first == "help", args.count > 1, let text = Help.command[args[1]] {
+                    return printOut(text)
+                }
+                return printOut(Help.main)
+            }
+            if first == "--version" || first == "-V" { return printOut("pulsemeter \(version)\n") }
+        }
+        let command: String
+        if let first = args.first, !first.hasPrefix("-") || first == "-" {
+            command = first
+            args.removeFirst()
+        } else {
+            command = "monitor"
+        }
+        guard let specs = specs(for: command) else {
+            throw PulsemeterError(.usage, "unknown command \(command); use monitor, record, analyze, waveform, play or devices (see pulsemeter --help)")
+        }
+        let parsed = try ParsedArguments(command: command, arguments: args, specs: specs)
+        if parsed.flag("help") { return printOut(Help.command[command] ?? Help.main) }
+        switch command {
+        case "analyze": return try AnalyzeCommand.run(parsed)
+        case "waveform": return try WaveformCommand.run(parsed)
+        default: return try LiveCommands.run(command, parsed)
+        }
+    }
+
+    static func specs(for command: String) -> [OptionSpec]? {
+        switch command {
+        case "analyze": return AnalyzeCommand.specs
+        case "waveform": return WaveformCommand.specs
+        default: return LiveCommands.specs(for: command)
+        }
+    }
+
+    /// Writes help or version text to stdout.
+    static func printOut(_ text: String) -> Int32 {
+        try? FileDescriptorOutput.standardOutput.write(Array(text.utf8))
+        return 0
+    }
+
+    /// One error line on stderr.
+    static func error(_ message: String) {
+        let line = "pulsemeter: " + message.replacingNewlines() + "\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
+    }
+
+    /// A warning line on stderr.
+    static func warn(_ message: String) { error("warning: " + message) }
+}
+
+extension String {
+    func replacingNewlines() -> String { String(map { $0 == "\n" ? " " : $0 }) }
+}

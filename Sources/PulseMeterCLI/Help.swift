@@ -1,0 +1,77 @@
+/// Help text for the tool and each command.
+enum Help {
+    static let meterOptions = """
+      -r, --rate HZ          capture rate (live, raw stdin)             [48000]
+      -c, --channels N       capture channels, 1..32 (live, raw stdin)  [2]
+          --fps N            meter frames per second of audio; hop = round(rate/fps)  [30]
+          --window MS        RMS integration window                     [50]
+          --bands N          FFT band levels, log-spaced (0 = off)      [0]
+          --fft-size N       FFT length, a power of two 64..65536       [2048]
+          --fmin HZ          lowest band edge                           [50]
+          --fmax HZ          highest band edge        [min(16000, 0.95 x Nyquist)]
+      -f, --format FMT       ansi or ndjson           [ansi on a terminal, else ndjson]
+      -o, --output PATH      write meter output there instead of stdout
+          --duration SEC     stop after this much audio (counted in frames)
+
+    """
+
+    static let main = """
+    pulsemeter: real-time audio level and spectrum meter for PulseAudio
+
+    usage:
+      pulsemeter [monitor] [OPTIONS]        meter a live PulseAudio source (the default command)
+      pulsemeter record FILE [OPTIONS]      the same, while recording every captured frame to FILE
+      pulsemeter analyze FILE|- [OPTIONS]   run a file (or raw PCM on stdin) through the same meter
+      pulsemeter waveform FILE [OPTIONS]    summarize a file into N bars (a voice-message waveform)
+      pulsemeter play FILE [-d SINK]        play a file, showing its waveform and progress
+      pulsemeter devices [--json]           list capture sources (and with --sinks, playback sinks)
+      pulsemeter --help | --version         also pulsemeter COMMAND --help
+
+    Levels: rms_db = 10*log10(mean(x^2)) over the window (a full-scale sine reads -3.01),
+    peak_db = 20*log10(max|x|) over each hop; every value is finite and at least -160.0.
+
+    exit codes: 0 done or stopped, 64 bad command line, 65 not decodable audio,
+    66 input missing or unreadable, 69 PulseAudio unavailable, 73 cannot create output,
+    74 I/O failure while running.
+
+    """
+
+    static let command: [String: String] = [
+        "analyze": """
+        usage: pulsemeter analyze FILE [OPTIONS]
+               pulsemeter analyze - --raw s16le|s24le|s32le|f32le -r HZ -c N [OPTIONS]
+
+        Runs a sound file (WAV, FLAC, AIFF, Ogg Vorbis, Opus, MP3: whatever libsndfile reads)
+        or raw PCM on stdin through the meter, as fast as it decodes. NDJSON gives start,
+        frame and end lines; -f ansi gives a summary per channel (and a spectrum with --bands).
+
+        options:
+        \(meterOptions)      --raw FMT          PCM layout on stdin: s16le, s24le, s32le or f32le
+
+        examples:
+          pulsemeter analyze voice.wav -f ndjson | jq -c 'select(.type=="end")'
+          parec --format=s16le --rate=48000 --channels=2 | pulsemeter analyze - --raw s16le -r 48000 -c 2
+          ffmpeg -i in.mkv -f f32le -ac 2 -ar 48000 - | pulsemeter analyze - --raw f32le -r 48000 -c 2 --bands 32
+
+        """,
+        "waveform": """
+        usage: pulsemeter waveform FILE [--bars N] [--format json|svg|ansi] [--floor DB] [OPTIONS]
+
+        Summarizes a file into N bars: bar i covers frames [floor(i*F/N), floor((i+1)*F/N)).
+        rms_db and peak_db are of the mono mix; levels = clamp((rms_db - floor) / -floor, 0, 1).
+
+        options:
+          -n, --bars N           number of bars                  [64]
+          -f, --format FMT       json, svg or ansi               [json]
+              --floor DB         level that reads 0              [-60]
+          -o, --output PATH      write there instead of stdout
+          svg:  --width PX [300]  --height PX [48]  --color CSS [#4a90e2]
+                --gap PX  --radius PX  --played FRACTION  --played-color CSS [#1a5fb4]
+
+        examples:
+          pulsemeter waveform voice.ogg --bars 48
+          pulsemeter waveform voice.ogg --bars 48 --format svg --played 0.3 > voice.svg
+
+        """,
+    ]
+}

@@ -1,0 +1,78 @@
+import MeterCore
+import MeterIO
+
+/// `pulsemeter waveform FILE --bars N [--format json|svg|ansi] [--floor DB]`: a voice-message
+/// waveform, streamed so memory stays flat however long the file.
+enum WaveformCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec("-n", "--bars"), OptionSpec("-f", "--format"), OptionSpec("--floor"),
+        OptionSpec("-o", "--output"), OptionSpec("--width"), OptionSpec("--height"),
+        OptionSpec("--color"), OptionSpec("--gap"), OptionSpec("--radius"),
+        OptionSpec("--played"), OptionSpec("--played-color"),
+        OptionSpec("-h", "--help", value: false),
+    ]
+
+    static func run(_ a: ParsedArguments) throws -> Int32 {
+        let path = try a.requirePositionals(["FILE"])[0]
+        let bars = try a.int("bars", in: 1...1_000_000, what: "use 1 to 1000000 bars") ?? 64
+        let format = try a.choice("format", ["json", "svg", "ansi"]) ?? "json"
+        let floorDb = try a.double("floor", what: "use a negative dB value from -160 up to below 0, e.g. -60", valid: { $0 < 0 && $0 >= -160 }) ?? -60
+        var style = WaveformRenderer.SVGStyle()
+        style.width = try a.double("width", what: "use a width in px above 0", valid: { $0 > 0 && $0 <= 100_000 }) ?? style.width
+        style.height = try a.double("height", what: "use a height in px above 0", valid: { $0 > 0 && $0 <= 100_000 }) ?? style.height
+        style.gap = try a.double("gap", what: "use a gap in px of 0 or more", valid: { $0 >= 0 })
+        style.radius = try a.double("radius", what: "use a radius in px of 0 or more", valid: { $0 >= 0 })
+        style.played = try a.double("played", what: "use a fraction from 0 to 1", valid: { $0 >= 0 && $0 <= 1 })
+        if let c = a.string("color") { style.color = try cssColor(c, option: "color") }
+        if let c = a.string("played-color") { style.playedColor = try cssColor(c, option: "played-color") }
+
+        let waveform = try compute(path: path, bars: bars, floorDb: floorDb)
+        let output = try OutputChoice.open(a)
+        let text: String
+        switch format {
+        case "svg": text = WaveformRenderer.svg(waveform, style: style)
+        case "ansi":
+            text = WaveformRenderer.ansi(waveform, unicode: Terminal.localeIsUTF8,
+                                         color: output.isTerminal && Terminal.colorAllowed, played: style.played)
+        default: text = WaveformRenderer.json(waveform)
+        }
+        do {
+            try output.write(Array(text.utf8))
+        } catch is OutputClosed {}
+        return 0
+    }
+
+    /// Streams the file once with the frame count its header gives; if the file holds a
+    /// different number of frames (a truncated data chunk, an estimated MP3 length), runs a
+    /// second pass with the true count so bar boundaries are exact.
+    static func compute(path: String, bars: Int, floorDb: Double) throws -> Waveform {
+        let reader = try SoundFileReader(path: path)
+        var frames = reader.declaredFrames
+        let block = 16384
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * reader.channels)
+        defer { buffer.deallocate() }
+        for _ in 0..<2 {
+            var acc = WaveformAccumulator(totalFrames: frames, bars: bars, channels: reader.channels)
+            var seen = 0
+            while true {
+                let n = try reader.read(into: buffer, maxFrames: block)
+                if n == 0 { break }
+                acc.push(buffer, frames: n)
+                seen += n
+            }
+            if seen == frames { return acc.result(rate: reader.rate, floorDb: floorDb) }
+            frames = seen
+            try reader.rewind()
+        }
+        throw PulsemeterError(.notDecodable, "\(path) decodes to a different length on each pass; cannot summarize it")
+    }
+
+    /// Accepts a CSS colour value without characters that could break out of the attribute.
+    static func cssColor(_ s: String, option: String) throws(PulsemeterError) -> String {
+        let ok = !s.isEmpty && s.count <= 64 && s.allSatisfy { $0.isLetter || $0.isNumber || "#(),.% ".contains($0) }
+        guard ok else {
+            throw PulsemeterError(.usage, "--\(option) \(s) is not allowed: use a CSS colour such as #4a90e2, rgb(74,144,226) or steelblue")
+        }
+        return s
+    }
+}

@@ -1,0 +1,2 @@
+import PulseMeterCLI
+CLI.main()
