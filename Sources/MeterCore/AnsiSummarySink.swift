@@ -1,5 +1,3 @@
-import Foundation
-
 /// `analyze -f ansi`: a readable report of a whole file, written once at the end.
 ///
 /// Per channel: RMS and peak with a bar; with bands, a spectrum chart of the file where each
@@ -28,7 +26,7 @@ public final class AnsiSummarySink: FrameSink {
     public func frame(_ frame: MeterFrame) throws {
         guard let bands = frame.bandsDb else { return }
         for (i, db) in bands.enumerated() where db > Decibels.floor {
-            bandPower[i] += pow(10, db / 10)
+            bandPower[i] += PureMath.exp(db / 10 * PureMath.ln10)
         }
         frames += 1
     }
@@ -47,7 +45,7 @@ public final class AnsiSummarySink: FrameSink {
         let cells = max(4, min(60, width - 34))
         for c in 0..<s.channels {
             let label = AnsiMeterRenderer.label(channel: c, of: s.channels)
-            out += label.padding(toLength: 3, withPad: " ", startingAt: 0)
+            out += pad(label, 3)
             out += "RMS" + AnsiMeterRenderer.readout(summary.rmsDb[c], width: 7) + " dB  peak"
             out += AnsiMeterRenderer.readout(summary.peakDb[c], width: 7) + " dB  "
             out += renderer.bar(db: summary.rmsDb[c], peakDb: summary.peakDb[c], cells: cells) + "\n"
@@ -58,7 +56,7 @@ public final class AnsiSummarySink: FrameSink {
             for (i, (lo, hi)) in edges.enumerated() {
                 let db = frames > 0 ? Decibels.fromPower(bandPower[i] / Double(frames)) : Decibels.floor
                 let range = "\(AnsiMeterRenderer.hz(lo))-\(AnsiMeterRenderer.hz(hi)) Hz"
-                out += range.padding(toLength: 15, withPad: " ", startingAt: 0)
+                out += pad(range, 15)
                 out += AnsiMeterRenderer.readout(db, width: 7) + " dB  "
                 var r = renderer
                 r.floorDb = -90
@@ -66,5 +64,10 @@ public final class AnsiSummarySink: FrameSink {
             }
         }
         return out
+    }
+
+    /// `s` padded with spaces to at least `width` characters.
+    private func pad(_ s: String, _ width: Int) -> String {
+        s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
     }
 }

@@ -42,7 +42,7 @@ public struct BandLayout: Sendable, Equatable {
         var edges = [Int](repeating: 0, count: bands + 1)
         let ratio = fmax / fmin
         for i in 0...bands {
-            let f = fmin * pow(ratio, Double(i) / Double(bands))
+            let f = fmin * PureMath.pow(ratio, Double(i) / Double(bands))
             edges[i] = firstBin(atOrAbove: f)
         }
         edges[0] = lowBin
@@ -62,4 +62,3 @@ public struct BandLayout: Sendable, Equatable {
     }
 }
 
-import Foundation

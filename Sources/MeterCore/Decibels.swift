@@ -1,5 +1,3 @@
-import Foundation
-
 /// dB conversions with the contract's bounds: every value is finite and at least -160.0.
 public enum Decibels {
     /// The lowest value ever reported; digital silence reads exactly this.
@@ -14,7 +12,7 @@ public enum Decibels {
         if power.isNaN { return floor }
         if power == .infinity { return ceiling }
         guard power > 0 else { return floor }
-        return min(ceiling, max(floor, 10 * log10(power)))
+        return min(ceiling, max(floor, 10 * PureMath.log10(power)))
     }
 
     /// `20*log10(amplitude)` bounded to [-160, 1000].
@@ -23,6 +21,6 @@ public enum Decibels {
         if amplitude.isNaN { return floor }
         if amplitude == .infinity { return ceiling }
         guard amplitude > 0 else { return floor }
-        return min(ceiling, max(floor, 20 * log10(amplitude)))
+        return min(ceiling, max(floor, 20 * PureMath.log10(amplitude)))
     }
 }

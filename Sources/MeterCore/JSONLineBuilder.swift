@@ -48,58 +48,78 @@ public struct JSONLineBuilder {
     }
 
     private mutating func uint(_ v: UInt64) {
-        var tmp: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                  UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
+        withDigits { buf in Self.writeDigits(v, minDigits: 1, into: buf, at: 0) }
+    }
+
+    /// Writes `v` in decimal, at least `minDigits` digits (zero-padded), at `buf[at...]`;
+    /// returns the index past the last digit. `buf` holds 32 bytes.
+    @inline(__always)
+    private static func writeDigits(_ v: UInt64, minDigits: Int, into buf: UnsafeMutablePointer<UInt8>, at: Int) -> Int {
+        var digits = 1
+        var t = v / 10
+        while t > 0 { digits += 1; t /= 10 }
+        digits = max(digits, minDigits)
         var x = v
-        withUnsafeMutableBytes(of: &tmp) { buf in
-            repeat {
-                buf[n] = UInt8(ascii: "0") + UInt8(x % 10)
-                x /= 10
-                n += 1
-            } while x > 0
-            for i in stride(from: n - 1, through: 0, by: -1) { bytes.append(buf[i]) }
+        var i = at + digits - 1
+        while i >= at {
+            buf[i] = UInt8(ascii: "0") + UInt8(x % 10)
+            x /= 10
+            i -= 1
+        }
+        return at + digits
+    }
+
+    /// Lets `body` fill a 32-byte scratch and appends the bytes it reports, in one append.
+    @inline(__always)
+    private mutating func withDigits(_ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        var scratch: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &scratch) { raw in
+            let p = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let n = body(p)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
         }
     }
 
-    private static let powers: [Double] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000]
+    @inline(__always)
+    private static func power10(_ d: Int) -> UInt64 {
+        switch d {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1000
+        case 4: 10_000
+        case 5: 100_000
+        default: 1_000_000
+        }
+    }
 
-    /// A finite number with at most `decimals` (0...6) digits after the point.
+    /// A finite number with at most `decimals` (0...6) digits after the point, trailing zeros
+    /// dropped but one (`-20.0`); never `-0.0`.
     public mutating func number(_ v: Double, decimals: Int) {
         guard v.isFinite, abs(v) < 9e12 else {
             // Never expected: callers bound their values. Keep the line valid JSON anyway.
             bytes.append(UInt8(ascii: "0"))
             return
         }
-        let scale = Self.powers[decimals]
-        let scaled = (v * scale).rounded()
-        var units = Int64(scaled)
-        if units < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            units = -units
-        }
-        let m = UInt64(units)
-        let p = UInt64(scale)
-        uint(m / p)
-        bytes.append(UInt8(ascii: "."))
+        let p = Self.power10(decimals)
+        let scaled = (v * Double(p)).rounded()
+        let negative = scaled < 0
+        let m = UInt64(abs(scaled))
         var frac = m % p
         var digits = decimals
-        // Drop trailing zeros, keeping one digit.
         while digits > 1 && frac % 10 == 0 {
             frac /= 10
             digits -= 1
         }
-        if digits == 0 {
-            bytes.append(UInt8(ascii: "0"))
-            return
-        }
-        var div: UInt64 = 1
-        for _ in 1..<digits { div *= 10 }
-        for _ in 0..<digits {
-            bytes.append(UInt8(ascii: "0") + UInt8(frac / div))
-            frac %= div
-            div /= 10
+        withDigits { buf in
+            var i = 0
+            if negative {
+                buf[0] = UInt8(ascii: "-")
+                i = 1
+            }
+            i = Self.writeDigits(m / p, minDigits: 1, into: buf, at: i)
+            buf[i] = UInt8(ascii: ".")
+            return Self.writeDigits(frac, minDigits: max(1, digits), into: buf, at: i + 1)
         }
     }
 

@@ -17,6 +17,8 @@ public final class MeterPipeline {
     private var totalPeak: [Float]
     private let spectrum: SpectrumAnalyzer?
     private let mono: UnsafeMutablePointer<Float>
+    /// One block of input split into channels (channel c at c * monoCapacity).
+    private let planar: UnsafeMutablePointer<Float>
     private let monoCapacity = 4096
     private var frame: MeterFrame
     private let clock: (() -> Double)?
@@ -45,12 +47,16 @@ public final class MeterPipeline {
             spectrum = nil
         }
         mono = .allocate(capacity: monoCapacity)
+        planar = .allocate(capacity: monoCapacity * settings.channels)
         frame = MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: channels),
                            peakDb: Array(repeating: Decibels.floor, count: channels),
                            bandsDb: settings.bands > 0 ? Array(repeating: Decibels.floor, count: settings.bands) : nil)
     }
 
-    deinit { mono.deallocate() }
+    deinit {
+        mono.deallocate()
+        planar.deallocate()
+    }
 
     /// The `start` line's description of this stream.
     public func streamInfo(source: String, live: Bool = false) -> StreamInfo {
@@ -64,11 +70,12 @@ public final class MeterPipeline {
         while done < frames {
             let n = min(frames - done, hop - hopFill, monoCapacity)
             let block = samples + done * channels
+            let channelData = deinterleave(block, frames: n)
             for c in 0..<channels {
-                let p = meters[c].push(block + c, stride: channels, count: n)
+                let p = meters[c].push(channelData + c * monoCapacity, stride: 1, count: n)
                 hopPeak[c] = max(hopPeak[c], p)
             }
-            if let spectrum { pushMono(block, frames: n, into: spectrum) }
+            if let spectrum { pushMono(channelData, frames: n, into: spectrum) }
             done += n
             hopFill += n
             pos += n
@@ -116,18 +123,38 @@ public final class MeterPipeline {
             dropped: dropped)
     }
 
-    private func pushMono(_ block: UnsafePointer<Float>, frames n: Int, into spectrum: SpectrumAnalyzer) {
+    /// Splits interleaved frames into one contiguous run per channel (in `planar`), so the
+    /// per-channel statistics run over contiguous memory.
+    private func deinterleave(_ block: UnsafePointer<Float>, frames n: Int) -> UnsafePointer<Float> {
+        if channels == 1 { return block }
+        if channels == 2 {
+            let l = planar, r = planar + monoCapacity
+            for i in 0..<n {
+                l[i] = block[2 * i]
+                r[i] = block[2 * i + 1]
+            }
+        } else {
+            for c in 0..<channels {
+                let dst = planar + c * monoCapacity
+                for i in 0..<n { dst[i] = block[i * channels + c] }
+            }
+        }
+        return UnsafePointer(planar)
+    }
+
+    /// The mono mix (mean of the channels) into the spectrum's history.
+    private func pushMono(_ channelData: UnsafePointer<Float>, frames n: Int, into spectrum: SpectrumAnalyzer) {
         if channels == 1 {
-            spectrum.push(block, count: n)
+            spectrum.push(channelData, count: n)
             return
         }
-        let inv = 1 / Float(channels)
-        for i in 0..<n {
-            var s: Float = 0
-            let f = block + i * channels
-            for c in 0..<channels { s += f[c] }
-            mono[i] = s * inv
+        mono.update(from: channelData, count: n)
+        for c in 1..<channels {
+            let src = channelData + c * monoCapacity
+            for i in 0..<n { mono[i] += src[i] }
         }
+        let inv = 1 / Float(channels)
+        for i in 0..<n { mono[i] *= inv }
         spectrum.push(mono, count: n)
     }
 

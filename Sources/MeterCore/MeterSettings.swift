@@ -57,10 +57,11 @@ public struct MeterSettings: Sendable, Equatable {
         guard bands >= 0, bands <= 1024 else {
             throw bad("--bands", "\(bands)", "use 0 (off) to 1024 bands")
         }
-        guard bands > 0 else { return }
+        // Checked with bands off too: `--fft-size 1000` is a mistake whether or not it is used.
         guard fftSize >= 64, fftSize <= 65536, fftSize & (fftSize - 1) == 0 else {
             throw bad("--fft-size", "\(fftSize)", "--fft-size must be a power of two from 64 to 65536")
         }
+        guard bands > 0 else { return }
         let nyquist = Double(rate) / 2
         guard fmin.isFinite, fmin > 0, fmin < nyquist else {
             throw bad("--fmin", format(fmin), "use a frequency above 0 and below Nyquist (\(format(nyquist)) Hz)")

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Band levels of the mono mix over the last `fftSize` samples (zeros before the start).
 ///
 /// Hann window, then band power = 2 / (N * sum(w^2)) * sum over the band's bins of |X[k]|^2
@@ -14,7 +12,7 @@ public final class SpectrumAnalyzer {
     private var written = 0
     private let window: UnsafeMutablePointer<Float>
     private let scratch: UnsafeMutablePointer<Float>
-    private let power: UnsafeMutablePointer<Double>
+    private let bandSums: UnsafeMutablePointer<Double>
     private let scale: Double
 
     public init(layout: BandLayout, transform: any PowerSpectrumTransform) {
@@ -27,12 +25,12 @@ public final class SpectrumAnalyzer {
         window = .allocate(capacity: n)
         var energy: Double = 0
         for i in 0..<n {
-            let w = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))  // periodic Hann
+            let w = 0.5 - 0.5 * PureMath.cos(2 * Double.pi * Double(i) / Double(n))  // periodic Hann
             window[i] = Float(w)
             energy += Double(Float(w)) * Double(Float(w))
         }
         scratch = .allocate(capacity: n)
-        power = .allocate(capacity: n / 2 + 1)
+        bandSums = .allocate(capacity: max(1, layout.count))
         scale = 2 / (Double(n) * energy)
     }
 
@@ -40,7 +38,7 @@ public final class SpectrumAnalyzer {
         history.deallocate()
         window.deallocate()
         scratch.deallocate()
-        power.deallocate()
+        bandSums.deallocate()
     }
 
     /// Appends `frames` mono samples.
@@ -55,20 +53,35 @@ public final class SpectrumAnalyzer {
         }
     }
 
+    /// out[i] = a[i] * b[i], eight lanes at a time.
+    @inline(__always)
+    private static func multiply(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+                                 into out: UnsafeMutablePointer<Float>, count n: Int) {
+        var i = 0
+        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b), ro = UnsafeMutableRawPointer(out)
+        while i + 8 <= n {
+            let v = ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+                * rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            ro.storeBytes(of: v, toByteOffset: i * 4, as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < n {
+            out[i] = a[i] * b[i]
+            i += 1
+        }
+    }
+
     /// Computes the band levels in dB into `bandsDb` (count = layout.count).
     public func bandLevels(into bandsDb: inout [Double]) {
         let n = fftSize
         let start = written % n  // oldest sample
-        for i in 0..<n {
-            scratch[i] = history[(start + i) & (n - 1)] * window[i]
-        }
-        transform.powerSpectrum(scratch, into: power)
-        let nyquist = n / 2
+        // Unroll the ring oldest-first in two contiguous runs, applying the window.
+        let firstRun = n - start
+        Self.multiply(history + start, window, into: scratch, count: firstRun)
+        Self.multiply(history, window + firstRun, into: scratch + firstRun, count: start)
+        transform.bandEnergies(scratch, edges: layout.edgeBins, into: bandSums)
         for b in 0..<layout.count {
-            var sum: Double = 0
-            for k in layout.bins(of: b) {
-                sum += (k == 0 || k == nyquist) ? power[k] / 2 : power[k]
-            }
+            let sum = bandSums[b]
             bandsDb[b] = Decibels.fromPower(sum * scale)
         }
     }

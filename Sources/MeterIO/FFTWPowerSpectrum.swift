@@ -33,6 +33,29 @@ public final class FFTWPowerSpectrum: PowerSpectrumTransform {
         fftwf_free(output)
     }
 
+    /// One pass over FFTW's output: |X[k]|^2 summed per band, no intermediate array.
+    public func bandEnergies(_ samples: UnsafePointer<Float>, edges: [Int], into sums: UnsafeMutablePointer<Double>) {
+        input.update(from: samples, count: size)
+        fftwf_execute(plan)
+        let raw = UnsafeRawPointer(output).assumingMemoryBound(to: Float.self)
+        let nyquist = size / 2
+        edges.withUnsafeBufferPointer { e in
+            for b in 0..<(e.count - 1) {
+                var s: Float = 0
+                for k in e[b]..<e[b + 1] {
+                    let re = raw[2 * k], im = raw[2 * k + 1]
+                    s += re * re + im * im
+                }
+                var sum = Double(s)
+                if e[b] == 0 { sum -= 0.5 * Double(raw[0] * raw[0] + raw[1] * raw[1]) }
+                if e[b + 1] > nyquist {
+                    sum -= 0.5 * Double(raw[2 * nyquist] * raw[2 * nyquist] + raw[2 * nyquist + 1] * raw[2 * nyquist + 1])
+                }
+                sums[b] = sum
+            }
+        }
+    }
+
     public func powerSpectrum(_ samples: UnsafePointer<Float>, into power: UnsafeMutablePointer<Double>) {
         input.update(from: samples, count: size)
         fftwf_execute(plan)

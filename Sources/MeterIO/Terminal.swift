@@ -57,3 +57,39 @@ public enum ProcessEnvironment {
         return String(cString: p)
     }
 }
+
+/// Keys `play` understands, decoded from raw terminal input.
+public enum Key: Equatable, Sendable {
+    case space, left, right, quit, other
+}
+
+extension Terminal {
+    /// Reads the keys waiting on `fd` without blocking (`read(2)` in raw mode with VMIN 0).
+    public static func readKeys(fd: Int32 = 0) -> [Key] {
+        var buf = [UInt8](repeating: 0, count: 64)
+        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 64) }
+        guard n > 0 else { return [] }
+        return decodeKeys(Array(buf[0..<n]))
+    }
+
+    /// Decodes bytes into keys: space, q/Q, and the arrow escape sequences ESC [ C / ESC [ D.
+    public static func decodeKeys(_ bytes: [UInt8]) -> [Key] {
+        var keys: [Key] = []
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 0x1B, i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "[") || bytes[i + 1] == UInt8(ascii: "O") {
+                keys.append(bytes[i + 2] == UInt8(ascii: "C") ? .right : bytes[i + 2] == UInt8(ascii: "D") ? .left : .other)
+                i += 3
+                continue
+            }
+            switch b {
+            case UInt8(ascii: " "): keys.append(.space)
+            case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x03: keys.append(.quit)
+            default: keys.append(.other)
+            }
+            i += 1
+        }
+        return keys
+    }
+}

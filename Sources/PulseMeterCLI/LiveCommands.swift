@@ -1,9 +1,114 @@
 import MeterCore
+import MeterIO
 
-/// monitor, record, devices and play: the commands that need a PulseAudio server.
+/// monitor, record and devices: the commands that capture from a PulseAudio server.
 enum LiveCommands {
-    static func specs(for command: String) -> [OptionSpec]? { nil }
+    static let liveSpecs = MeterOptions.specs + [
+        OptionSpec("-d", "--device"), OptionSpec("--reconnect", value: false),
+    ]
+
+    static func specs(for command: String) -> [OptionSpec]? {
+        switch command {
+        case "monitor": return liveSpecs + [OptionSpec("--record")]
+        case "record": return liveSpecs
+        case "devices":
+            return [OptionSpec("--json", value: false), OptionSpec("--sinks", value: false),
+                    OptionSpec("-h", "--help", value: false)]
+        case "play": return PlayCommand.specs
+        default: return nil
+        }
+    }
+
     static func run(_ command: String, _ a: ParsedArguments) throws -> Int32 {
-        throw PulsemeterError(.usage, "unknown command \(command)")
+        switch command {
+        case "devices": return try devices(a)
+        case "play": return try PlayCommand.run(a)
+        case "record":
+            let file = try a.requirePositionals(["FILE"])[0]
+            return try meter(a, record: file)
+        default:
+            _ = try a.requirePositionals([])
+            return try meter(a, record: a.string("record"))
+        }
+    }
+
+    /// monitor / record: live capture through the shared pipeline.
+    static func meter(_ a: ParsedArguments, record: String?) throws -> Int32 {
+        let settings = try MeterOptions.settings(a)
+        let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
+        if let device = a.string("device"), device.isEmpty {
+            throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
+        }
+        let output = try OutputChoice.open(a)
+        let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
+        Signals.installStopHandlers()
+        let session = try LiveMeterSession(options: LiveOptions(
+            device: a.string("device"), settings: settings, durationFrames: limit,
+            recordPath: record, reconnect: a.flag("reconnect")))
+        let sink: any FrameSink
+        var ansi: AnsiLiveSink?
+        switch format {
+        case .ndjson: sink = NDJSONSink(output: output)
+        case .ansi:
+            ansi = AnsiLiveSink(output: output)
+            sink = ansi!
+        }
+        defer { ansi?.restore() }
+        let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
+        do {
+            try session.run(sink: sink, transform: transform)
+        } catch is OutputClosed {
+            return 0
+        }
+        return 0
+    }
+
+    /// devices: sources (and sinks) with their specs, as a table or JSON.
+    static func devices(_ a: ParsedArguments) throws -> Int32 {
+        _ = try a.requirePositionals([])
+        let pulse = try PulseDevices()
+        var list = try pulse.sources()
+        if a.flag("sinks") { list += try pulse.sinks() }
+        let out = FileDescriptorOutput.standardOutput
+        if a.flag("json") {
+            var b = JSONLineBuilder()
+            b.raw("[")
+            for (i, d) in list.enumerated() {
+                if i > 0 { b.raw(",") }
+                b.raw("{\"name\":")
+                b.string(d.name)
+                b.raw(",\"kind\":")
+                b.string(d.isSink ? "sink" : "source")
+                b.raw(",\"description\":")
+                b.string(d.description)
+                b.raw(",\"rate\":")
+                b.int(d.rate)
+                b.raw(",\"channels\":")
+                b.int(d.channels)
+                b.raw(",\"sample_format\":")
+                b.string(d.sampleFormat)
+                b.raw(",\"monitor\":")
+                b.raw(d.monitorOf != nil ? "true" : "false")
+                if let m = d.monitorOf {
+                    b.raw(",\"monitor_of\":")
+                    b.string(m)
+                }
+                b.raw(",\"default\":")
+                b.raw(d.isDefault ? "true" : "false")
+                b.raw("}")
+            }
+            b.raw("]\n")
+            try out.write(b.bytes)
+            return 0
+        }
+        var text = ""
+        for d in list {
+            let mark = d.isDefault ? "*" : " "
+            let kind = d.isSink ? "sink   " : (d.monitorOf != nil ? "monitor" : "source ")
+            text += "\(mark) \(kind)  \(d.name)  (\(d.sampleFormat) \(d.rate) Hz \(d.channels) ch)  \(d.description)\n"
+        }
+        if list.isEmpty { text = "no sources\n" }
+        try out.write(Array(text.utf8))
+        return 0
     }
 }

@@ -1,0 +1,91 @@
+import MeterCore
+
+/// The live ANSI meter on a terminal: draws each frame in one write on the alternate screen,
+/// follows resizes (SIGWINCH), shows outages, and restores the terminal when it ends.
+///
+/// `restore()` is idempotent; the CLI also calls it on every error path.
+public final class AnsiLiveSink: LiveStatusSink {
+    private let output: FileDescriptorOutput
+    private var renderer: AnsiMeterRenderer
+    private var info: StreamInfo?
+    private var active = false
+    private var lastDraw = 0.0
+    private var lastFrame: MeterFrame?
+    private var outage = false
+    /// Minimum seconds between redraws: frames that arrive faster (catching up) are skipped.
+    public var minInterval = 1.0 / 90
+
+    public init(output: FileDescriptorOutput) {
+        self.output = output
+        let size = Terminal.size(fd: output.fd) ?? (80, 24)
+        renderer = AnsiMeterRenderer(width: size.columns, height: size.rows,
+                                     color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
+    }
+
+    public func start(_ info: StreamInfo) throws {
+        self.info = info
+        active = true
+        try output.write(Array(AnsiMeterRenderer.enter.utf8))
+    }
+
+    public func frame(_ frame: MeterFrame) throws {
+        lastFrame = frame
+        let now = monotonicSeconds()
+        let resized = followResize()
+        guard resized || now - lastDraw >= minInterval else { return }
+        try draw(frame, now: now)
+    }
+
+    public func gap(_ gap: StreamGap) throws {}
+
+    public func idle(outage: Bool) throws {
+        let resized = followResize()
+        if outage != self.outage || resized {
+            self.outage = outage
+            if let f = lastFrame ?? emptyFrame() { try draw(f, now: monotonicSeconds()) }
+        }
+    }
+
+    public func end(_ summary: StreamSummary) throws {
+        restore()
+        guard let info else { return }
+        var line = "\(info.source): \(AnsiMeterRenderer.clock(summary.duration))"
+        for c in 0..<summary.rmsDb.count {
+            line += "  \(AnsiMeterRenderer.label(channel: c, of: summary.rmsDb.count)) rms"
+            line += AnsiMeterRenderer.readout(summary.rmsDb[c], width: 0) + " pk" + AnsiMeterRenderer.readout(summary.peakDb[c], width: 0)
+        }
+        line += " dB"
+        if summary.dropped > 0 { line += "  dropped \(summary.dropped)" }
+        if let file = summary.file { line += "  recorded \(summary.recordedFrames ?? 0) frames to \(file)" }
+        try output.write(Array((line + "\n").utf8))
+    }
+
+    /// Leaves the meter screen and shows the cursor again (safe to call more than once).
+    public func restore() {
+        guard active else { return }
+        active = false
+        try? output.write(Array(AnsiMeterRenderer.leave.utf8))
+    }
+
+    private func followResize() -> Bool {
+        guard Signals.takeResize(), let size = Terminal.size(fd: output.fd) else { return false }
+        renderer.width = size.columns
+        renderer.height = size.rows
+        return true
+    }
+
+    private func emptyFrame() -> MeterFrame? {
+        guard let info else { return nil }
+        let c = info.settings.channels
+        return MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: c),
+                          peakDb: Array(repeating: Decibels.floor, count: c),
+                          bandsDb: info.bandsHz.map { Array(repeating: Decibels.floor, count: $0.count) })
+    }
+
+    private func draw(_ frame: MeterFrame, now: Double) throws {
+        guard let info, active else { return }
+        lastDraw = now
+        let status = outage ? "RECONNECTING: source lost, waiting for it" : nil
+        try output.write(Array(renderer.render(frame, info: info, status: status).utf8))
+    }
+}

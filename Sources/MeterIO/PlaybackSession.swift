@@ -1,0 +1,128 @@
+import Dispatch
+import Glibc
+import MeterCore
+import Synchronization
+
+/// Plays a sound file through a PulseAudio playback stream (`pa_simple_write`) on its own
+/// thread, while the caller's thread draws and reads keys.
+///
+/// The audio thread owns the reader and the stream. The UI talks to it only through atomics:
+/// pause, seek and stop requests in; the played position and state out. Pausing flushes the
+/// server's buffer (`pa_simple_flush`) so the sound stops at once; the playback buffer is kept
+/// short (about 50 ms) for the same reason. The same `MeterPipeline` meters what is written,
+/// frames positioned on the file's samples.
+///
+/// `@unchecked Sendable`: `reader`, `stream` and `pipeline` are touched only by the audio thread
+/// after `start()`; everything shared is atomic or behind a Mutex.
+public final class PlaybackSession: @unchecked Sendable {
+    public let rate: Int
+    public let channels: Int
+    public let totalFrames: Int
+    private let reader: SoundFileReader
+    private let stream: PulseStream
+    private let pipeline: MeterPipeline
+    private let sink: any FrameSink
+
+    private let paused = Atomic<Bool>(false)
+    private let seekDelta = Atomic<Int>(0)       // frames to move by, applied by the audio thread
+    private let stopFlag = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+    private let playedFrames = Atomic<Int>(0)    // file position now heard
+    private let done = DispatchSemaphore(value: 0)
+    private let failure = Mutex<Error?>(nil)
+
+    /// Opens the file (exit 65/66) and a playback stream on `device` (exit 69).
+    public init(path: String, device: String?, sink: any FrameSink, settings: MeterSettings? = nil) throws {
+        reader = try SoundFileReader(path: path)
+        rate = reader.rate
+        channels = reader.channels
+        totalFrames = reader.declaredFrames
+        var s = settings ?? MeterSettings()
+        s.rate = reader.rate
+        s.channels = reader.channels
+        pipeline = try MeterPipeline(settings: s, transform: s.bands > 0 ? FFTWPowerSpectrum(size: s.fftSize) : nil,
+                                     clock: unixSeconds)
+        stream = try PulseStream(direction: .playback, device: device, rate: reader.rate, channels: reader.channels,
+                                 name: "pulsemeter play", latencyMs: 50)
+        self.sink = sink
+        try sink.start(pipeline.streamInfo(source: path, live: true))
+    }
+
+    public var isPaused: Bool { paused.load(ordering: .acquiring) }
+    public var isFinished: Bool { finished.load(ordering: .acquiring) }
+    /// The file position being heard now, in frames.
+    public var position: Int { playedFrames.load(ordering: .acquiring) }
+
+    public func togglePause() { _ = paused.logicalXor(true, ordering: .acquiringAndReleasing) }
+    public func seek(bySeconds s: Double) { seekDelta.add(Int(s * Double(rate)), ordering: .acquiringAndReleasing) }
+    public func stop() { stopFlag.store(true, ordering: .releasing) }
+
+    public func start() {
+        OSThread.spawn(role: "pm-playback") { [self] in audioLoop() }
+    }
+
+    /// Waits for the audio thread; rethrows its failure; writes the end line.
+    public func finish() throws {
+        done.wait()
+        if let e = failure.withLock({ $0 }) { throw e }
+        try sink.end(pipeline.summary())
+    }
+
+    private func audioLoop() {
+        defer {
+            finished.store(true, ordering: .releasing)
+            done.signal()
+        }
+        let block = max(64, rate / 50)  // 20 ms
+        let floats = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
+        let shorts = UnsafeMutablePointer<Int16>.allocate(capacity: block * channels)
+        defer {
+            floats.deallocate()
+            shorts.deallocate()
+        }
+        var filePos = 0
+        var wasPaused = false
+        do {
+            while !stopFlag.load(ordering: .acquiring) && !Signals.stopRequested {
+                let delta = seekDelta.exchange(0, ordering: .acquiringAndReleasing)
+                if delta != 0 {
+                    let target = min(max(0, playedFrames.load(ordering: .acquiring) + delta), totalFrames)
+                    stream.flush()
+                    if reader.seek(toFrame: target) { filePos = target }
+                    playedFrames.store(filePos, ordering: .releasing)
+                }
+                if paused.load(ordering: .acquiring) {
+                    if !wasPaused {
+                        stream.flush()  // silence now, not after the buffer drains
+                        wasPaused = true
+                    }
+                    usleep(10_000)
+                    continue
+                }
+                wasPaused = false
+                let n = try reader.read(into: floats, maxFrames: block)
+                if n == 0 {
+                    stream.drain()
+                    playedFrames.store(filePos, ordering: .releasing)
+                    break
+                }
+                for i in 0..<(n * channels) {
+                    let v = (floats[i] * 32768).rounded()
+                    shorts[i] = Int16(max(-32768, min(32767, v.isNaN ? 0 : v)))
+                }
+                try stream.write(shorts, bytes: n * channels * 2)
+                try pipeline.process(floats, frames: n) { try sink.frame($0) }
+                filePos += n
+                let latency = Int(Double(stream.latencyMicroseconds()) * Double(rate) / 1e6)
+                playedFrames.store(max(0, filePos - latency), ordering: .releasing)
+            }
+            if !stopFlag.load(ordering: .acquiring) && !Signals.stopRequested {
+                try pipeline.finish { try sink.frame($0) }
+            } else {
+                stream.flush()
+            }
+        } catch {
+            failure.withLock { $0 = error }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import CPulse
+import MeterCore
+
+/// A PulseAudio simple-API stream (`pa_simple_new`), for recording (`pa_simple_read`) or
+/// playback (`pa_simple_write`), s16 native-endian.
+///
+/// Owned by one thread at a time: the capture thread reads, `play`'s audio thread writes;
+/// `@unchecked Sendable` only so it can be handed to that thread once.
+public final class PulseStream: @unchecked Sendable {
+    public enum Direction: Sendable { case record, playback }
+
+    public let rate: Int
+    public let channels: Int
+    public let device: String?
+    private var handle: OpaquePointer?
+
+    /// The server the library will contact, for messages: $PULSE_SERVER or the default.
+    public static var serverDescription: String {
+        if let s = ProcessEnvironment.get("PULSE_SERVER"), !s.isEmpty { return "PulseAudio server \(s)" }
+        return "the PulseAudio server"
+    }
+
+    /// Opens a stream. Record streams ask for ~10 ms fragments so reads return quickly; playback
+    /// streams keep a short target buffer so pausing is heard at once.
+    public init(direction: Direction, device: String?, rate: Int, channels: Int,
+                name: String = "pulsemeter", latencyMs: Int = 10) throws(PulsemeterError) {
+        self.rate = rate
+        self.channels = channels
+        self.device = device
+        var spec = pa_sample_spec(format: CPulse_SAMPLE_S16NE, rate: UInt32(rate), channels: UInt8(channels))
+        let bytes = UInt32(max(1, rate * latencyMs / 1000) * channels * 2)
+        let unset = UInt32.max
+        var attr: pa_buffer_attr
+        switch direction {
+        case .record:
+            attr = pa_buffer_attr(maxlength: unset, tlength: unset, prebuf: unset, minreq: unset, fragsize: bytes)
+        case .playback:
+            attr = pa_buffer_attr(maxlength: unset, tlength: bytes, prebuf: unset, minreq: unset, fragsize: unset)
+        }
+        var err: Int32 = 0
+        let dir: pa_stream_direction_t = direction == .record ? PA_STREAM_RECORD : PA_STREAM_PLAYBACK
+        handle = pa_simple_new(nil, "pulsemeter", dir, device, name, &spec, nil, &attr, &err)
+        guard handle != nil else {
+            throw Self.openError(err, device: device, direction: direction)
+        }
+    }
+
+    deinit { if let handle { pa_simple_free(handle) } }
+
+    static func openError(_ err: Int32, device: String?, direction: Direction) -> PulsemeterError {
+        let what = direction == .record ? "source" : "sink"
+        let reason = String(cString: pa_strerror(err))
+        if err == Int32(PA_ERR_NOENTITY.rawValue), let device {
+            return PulsemeterError(.unavailable, "no PulseAudio \(what) named \(device) on \(serverDescription); run pulsemeter devices\(direction == .playback ? " --sinks" : "") to list them")
+        }
+        if err == Int32(PA_ERR_CONNECTIONREFUSED.rawValue) || err == Int32(PA_ERR_INVALIDSERVER.rawValue)
+            || err == Int32(PA_ERR_TIMEOUT.rawValue) || err == Int32(PA_ERR_ACCESS.rawValue) {
+            return PulsemeterError(.unavailable, "cannot connect to \(serverDescription) (\(reason)); start PulseAudio or PipeWire's pulse server, or set PULSE_SERVER")
+        }
+        return PulsemeterError(.unavailable, "cannot open a PulseAudio \(what)\(device.map { " on \($0)" } ?? "") (\(reason)); run pulsemeter devices to check it")
+    }
+
+    /// Fills `bytes` bytes at `buffer` with captured audio (`pa_simple_read`); blocks until full.
+    public func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws(PulsemeterError) {
+        var err: Int32 = 0
+        guard let handle, pa_simple_read(handle, buffer, bytes, &err) >= 0 else {
+            throw PulsemeterError(.io, "lost the PulseAudio stream (\(String(cString: pa_strerror(err))))")
+        }
+    }
+
+    /// Queues `bytes` bytes for playback (`pa_simple_write`); blocks while the buffer is full.
+    public func write(_ buffer: UnsafeRawPointer, bytes: Int) throws(PulsemeterError) {
+        var err: Int32 = 0
+        guard let handle, pa_simple_write(handle, buffer, bytes, &err) >= 0 else {
+            throw PulsemeterError(.io, "lost the PulseAudio stream (\(String(cString: pa_strerror(err))))")
+        }
+    }
+
+    /// Drops everything buffered for playback (`pa_simple_flush`), so a pause is heard at once.
+    public func flush() {
+        var err: Int32 = 0
+        if let handle { _ = pa_simple_flush(handle, &err) }
+    }
+
+    /// Waits until everything written has played (`pa_simple_drain`).
+    public func drain() {
+        var err: Int32 = 0
+        if let handle { _ = pa_simple_drain(handle, &err) }
+    }
+
+    /// Microseconds of audio between the application and the speaker (`pa_simple_get_latency`).
+    public func latencyMicroseconds() -> UInt64 {
+        var err: Int32 = 0
+        guard let handle else { return 0 }
+        return pa_simple_get_latency(handle, &err)
+    }
+}

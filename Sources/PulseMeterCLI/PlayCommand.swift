@@ -1,0 +1,72 @@
+import Glibc
+import MeterCore
+import MeterIO
+import Synchronization
+
+/// `pulsemeter play FILE [-d SINK]`: plays a file; on a terminal draws its waveform filling in
+/// as it plays (space pauses, left/right seek 5 s, q quits); otherwise (or with -f ndjson)
+/// plays to the end writing NDJSON frames of what is playing.
+enum PlayCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec("-d", "--device"), OptionSpec("-f", "--format"), OptionSpec("-o", "--output"),
+        OptionSpec("-h", "--help", value: false),
+    ]
+
+    static func run(_ a: ParsedArguments) throws -> Int32 {
+        let path = try a.requirePositionals(["FILE"])[0]
+        let output = try OutputChoice.open(a)
+        let interactive = try MeterOptions.format(a, outputIsTerminal: output.isTerminal && Terminal.isTerminal(0)) == .ansi
+        Signals.installStopHandlers()
+        if !interactive {
+            let session = try PlaybackSession(path: path, device: a.string("device"), sink: NDJSONSink(output: output))
+            session.start()
+            do { try session.finish() } catch is OutputClosed { session.stop() }
+            return 0
+        }
+        let levels = try WaveformCommand.compute(path: path, bars: 1024, floorDb: -60).levels
+        let latest = LatestFrameSink()
+        let session = try PlaybackSession(path: path, device: a.string("device"), sink: latest)
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        var renderer = PlayerRenderer(levels: levels, title: name, width: Terminal.size(fd: output.fd)?.columns ?? 80,
+                                      color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
+        Terminal.enterRawMode()
+        try? output.write(Array(AnsiMeterRenderer.enter.utf8))
+        defer {
+            Terminal.leaveRawMode()
+            try? output.write(Array(AnsiMeterRenderer.leave.utf8))
+        }
+        session.start()
+        while !session.isFinished && !Signals.stopRequested {
+            for key in Terminal.readKeys() {
+                switch key {
+                case .space: session.togglePause()
+                case .left: session.seek(bySeconds: -5)
+                case .right: session.seek(bySeconds: 5)
+                case .quit: session.stop()
+                case .other: break
+                }
+            }
+            if Signals.takeResize(), let size = Terminal.size(fd: output.fd) { renderer.width = size.columns }
+            let level = session.isPaused ? nil : latest.rmsDb
+            let screen = renderer.render(playedFrames: session.position, totalFrames: session.totalFrames,
+                                         rate: session.rate, levelDb: level, paused: session.isPaused)
+            try output.write(Array(screen.utf8))
+            usleep(33_000)
+        }
+        session.stop()
+        try session.finish()
+        return 0
+    }
+}
+
+/// Keeps the loudest channel's RMS of the newest frame, for the player's level readout.
+final class LatestFrameSink: FrameSink, @unchecked Sendable {
+    // Written by the audio thread, read by the UI thread: a single atomic word.
+    private let bits = Atomic<UInt64>(Decibels.floor.bitPattern)
+    var rmsDb: Double { Double(bitPattern: bits.load(ordering: .acquiring)) }
+    func start(_ info: StreamInfo) throws {}
+    func frame(_ frame: MeterFrame) throws {
+        bits.store((frame.rmsDb.max() ?? Decibels.floor).bitPattern, ordering: .releasing)
+    }
+    func end(_ summary: StreamSummary) throws {}
+}
