@@ -123,6 +123,20 @@ public struct JSONLineBuilder {
         }
     }
 
+    /// `"name":`, preceded by a comma unless it opens the object.
+    public mutating func key(_ name: StaticString) {
+        if let last = bytes.last, last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        raw(name)
+        raw("\":")
+    }
+
+    public mutating func field(_ name: StaticString, _ v: Int) { key(name); int(v) }
+    public mutating func field(_ name: StaticString, _ v: String) { key(name); string(v) }
+    public mutating func field(_ name: StaticString, _ v: Bool) { key(name); raw(v ? "true" : "false") }
+    public mutating func field(_ name: StaticString, _ v: Double, decimals: Int) { key(name); number(v, decimals: decimals) }
+    public mutating func field(_ name: StaticString, _ v: [Double], decimals: Int) { key(name); numbers(v, decimals: decimals) }
+
     /// `[a,b,...]` of numbers.
     public mutating func numbers(_ values: [Double], decimals: Int) {
         bytes.append(UInt8(ascii: "["))

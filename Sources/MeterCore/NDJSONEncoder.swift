@@ -12,89 +12,68 @@ public struct NDJSONEncoder {
     public mutating func start(_ info: StreamInfo) -> [UInt8] {
         let s = info.settings
         rate = s.rate
-        line.reset()
-        line.raw("{\"type\":\"start\",\"version\":")
-        line.int(Self.version)
-        line.raw(",\"source\":")
-        line.string(info.source)
-        line.raw(",\"rate\":")
-        line.int(s.rate)
-        line.raw(",\"channels\":")
-        line.int(s.channels)
-        line.raw(",\"fps\":")
-        line.number(s.fps, decimals: 3)
-        line.raw(",\"hop\":")
-        line.int(s.hop)
-        line.raw(",\"window\":")
-        line.int(s.window)
+        begin("start")
+        line.field("version", Self.version)
+        line.field("source", info.source)
+        line.field("rate", s.rate)
+        line.field("channels", s.channels)
+        line.field("fps", s.fps, decimals: 3)
+        line.field("hop", s.hop)
+        line.field("window", s.window)
         if let bands = info.bandsHz {
-            line.raw(",\"fft_size\":")
-            line.int(s.fftSize)
-            line.raw(",\"bands_hz\":[")
+            line.field("fft_size", s.fftSize)
+            line.key("bands_hz")
+            line.byte(UInt8(ascii: "["))
             for (i, (lo, hi)) in bands.enumerated() {
                 if i > 0 { line.byte(UInt8(ascii: ",")) }
                 line.numbers([lo, hi], decimals: 3)
             }
             line.byte(UInt8(ascii: "]"))
         }
-        line.raw("}\n")
-        return line.bytes
+        return finish()
     }
 
     public mutating func frame(_ f: MeterFrame) -> [UInt8] {
-        line.reset()
-        line.raw("{\"type\":\"frame\",\"t\":")
-        line.number(Double(f.pos) / Double(rate), decimals: 5)
-        line.raw(",\"pos\":")
-        line.int(f.pos)
-        if let ts = f.ts {
-            line.raw(",\"ts\":")
-            line.number(ts, decimals: 6)
-        }
-        line.raw(",\"rms_db\":")
-        line.numbers(f.rmsDb, decimals: 2)
-        line.raw(",\"peak_db\":")
-        line.numbers(f.peakDb, decimals: 2)
-        if let bands = f.bandsDb {
-            line.raw(",\"bands_db\":")
-            line.numbers(bands, decimals: 2)
-        }
-        line.raw("}\n")
-        return line.bytes
+        begin("frame")
+        line.field("t", Double(f.pos) / Double(rate), decimals: 5)
+        line.field("pos", f.pos)
+        if let ts = f.ts { line.field("ts", ts, decimals: 6) }
+        line.field("rms_db", f.rmsDb, decimals: 2)
+        line.field("peak_db", f.peakDb, decimals: 2)
+        if let bands = f.bandsDb { line.field("bands_db", bands, decimals: 2) }
+        return finish()
     }
 
     public mutating func gap(_ g: StreamGap) -> [UInt8] {
-        line.reset()
-        line.raw("{\"type\":\"gap\",\"start_ts\":")
-        line.number(g.startTs, decimals: 6)
-        line.raw(",\"end_ts\":")
-        line.number(g.endTs, decimals: 6)
-        line.raw(",\"seconds\":")
-        line.number(g.seconds, decimals: 3)
-        line.raw("}\n")
-        return line.bytes
+        begin("gap")
+        line.field("start_ts", g.startTs, decimals: 6)
+        line.field("end_ts", g.endTs, decimals: 6)
+        line.field("seconds", g.seconds, decimals: 3)
+        return finish()
     }
 
     public mutating func end(_ s: StreamSummary) -> [UInt8] {
+        begin("end")
+        line.field("pos", s.pos)
+        line.field("duration", s.duration, decimals: 5)
+        line.field("rms_db", s.rmsDb, decimals: 2)
+        line.field("peak_db", s.peakDb, decimals: 2)
+        line.field("dropped", s.dropped)
+        if let r = s.recordedFrames { line.field("recorded_frames", r) }
+        if let file = s.file { line.field("file", file) }
+        return finish()
+    }
+
+    private mutating func begin(_ type: StaticString) {
         line.reset()
-        line.raw("{\"type\":\"end\",\"pos\":")
-        line.int(s.pos)
-        line.raw(",\"duration\":")
-        line.number(s.duration, decimals: 5)
-        line.raw(",\"rms_db\":")
-        line.numbers(s.rmsDb, decimals: 2)
-        line.raw(",\"peak_db\":")
-        line.numbers(s.peakDb, decimals: 2)
-        line.raw(",\"dropped\":")
-        line.int(s.dropped)
-        if let r = s.recordedFrames {
-            line.raw(",\"recorded_frames\":")
-            line.int(r)
-        }
-        if let file = s.file {
-            line.raw(",\"file\":")
-            line.string(file)
-        }
+        line.byte(UInt8(ascii: "{"))
+        line.key("type")
+        line.byte(UInt8(ascii: "\""))
+        line.raw(type)
+        line.byte(UInt8(ascii: "\""))
+    }
+
+    private mutating func finish() -> [UInt8] {
         line.raw("}\n")
         return line.bytes
     }

@@ -80,6 +80,19 @@ public final class PulseDevices {
         var devices: [PulseDevice] = []
         var defaultSource = ""
         var defaultSink = ""
+
+        static func from(_ ud: UnsafeMutableRawPointer) -> Collector {
+            Unmanaged<Collector>.fromOpaque(ud).takeUnretainedValue()
+        }
+
+        func add(name: UnsafePointer<CChar>, description: UnsafePointer<CChar>?, spec: pa_sample_spec,
+                 isSink: Bool, monitorOf: UnsafePointer<CChar>?) {
+            devices.append(PulseDevice(
+                name: String(cString: name), description: description.map { String(cString: $0) } ?? "",
+                rate: Int(spec.rate), channels: Int(spec.channels),
+                sampleFormat: String(cString: pa_sample_format_to_string(spec.format)),
+                monitorOf: monitorOf.map { String(cString: $0) }, isDefault: false, isSink: isSink))
+        }
     }
 
     /// The server's default source and sink names.
@@ -97,43 +110,35 @@ public final class PulseDevices {
 
     /// Capture sources, the default marked.
     public func sources() throws(PulsemeterError) -> [PulseDevice] {
-        let defaultName = try defaults().source
-        let c = Collector()
-        let ud = Unmanaged.passUnretained(c).toOpaque()
-        try wait(pa_context_get_source_info_list(context, { _, info, eol, ud in
-            guard eol == 0, let info, let ud else { return }
-            let c = Unmanaged<Collector>.fromOpaque(ud).takeUnretainedValue()
-            let i = info.pointee
-            c.devices.append(PulseDevice(
-                name: String(cString: i.name), description: i.description.map { String(cString: $0) } ?? "",
-                rate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
-                sampleFormat: String(cString: pa_sample_format_to_string(i.sample_spec.format)),
-                monitorOf: i.monitor_of_sink != CPulse_INVALID_INDEX ? i.monitor_of_sink_name.map { String(cString: $0) } : nil,
-                isDefault: false, isSink: false))
-        }, ud))
-        return withExtendedLifetime(c) {
-            c.devices.map { var d = $0; d.isDefault = d.name == defaultName; return d }
+        try list(defaultName: defaults().source) { ud in
+            pa_context_get_source_info_list(context, { _, info, eol, ud in
+                guard eol == 0, let i = info?.pointee, let ud else { return }
+                Collector.from(ud).add(
+                    name: i.name, description: i.description, spec: i.sample_spec, isSink: false,
+                    monitorOf: i.monitor_of_sink != CPulse_INVALID_INDEX ? i.monitor_of_sink_name : nil)
+            }, ud)
         }
     }
 
     /// Playback sinks, the default marked.
     public func sinks() throws(PulsemeterError) -> [PulseDevice] {
-        let defaultName = try defaults().sink
-        let c = Collector()
-        let ud = Unmanaged.passUnretained(c).toOpaque()
-        try wait(pa_context_get_sink_info_list(context, { _, info, eol, ud in
-            guard eol == 0, let info, let ud else { return }
-            let c = Unmanaged<Collector>.fromOpaque(ud).takeUnretainedValue()
-            let i = info.pointee
-            c.devices.append(PulseDevice(
-                name: String(cString: i.name), description: i.description.map { String(cString: $0) } ?? "",
-                rate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
-                sampleFormat: String(cString: pa_sample_format_to_string(i.sample_spec.format)),
-                monitorOf: nil, isDefault: false, isSink: true))
-        }, ud))
-        return withExtendedLifetime(c) {
-            c.devices.map { var d = $0; d.isDefault = d.name == defaultName; return d }
+        try list(defaultName: defaults().sink) { ud in
+            pa_context_get_sink_info_list(context, { _, info, eol, ud in
+                guard eol == 0, let i = info?.pointee, let ud else { return }
+                Collector.from(ud).add(name: i.name, description: i.description, spec: i.sample_spec,
+                                       isSink: true, monitorOf: nil)
+            }, ud)
         }
+    }
+
+    /// Runs one list operation whose callback fills a Collector, and marks the default device.
+    private func list(defaultName: String,
+                      _ start: (UnsafeMutableRawPointer) -> OpaquePointer?) throws(PulsemeterError) -> [PulseDevice] {
+        let c = Collector()
+        try withExtendedLifetime(c) { () throws(PulsemeterError) in
+            try wait(start(Unmanaged.passUnretained(c).toOpaque()))
+        }
+        return c.devices.map { var d = $0; d.isDefault = d.name == defaultName; return d }
     }
 }
 

@@ -75,26 +75,16 @@ enum LiveCommands {
             b.raw("[")
             for (i, d) in list.enumerated() {
                 if i > 0 { b.raw(",") }
-                b.raw("{\"name\":")
-                b.string(d.name)
-                b.raw(",\"kind\":")
-                b.string(d.isSink ? "sink" : "source")
-                b.raw(",\"description\":")
-                b.string(d.description)
-                b.raw(",\"rate\":")
-                b.int(d.rate)
-                b.raw(",\"channels\":")
-                b.int(d.channels)
-                b.raw(",\"sample_format\":")
-                b.string(d.sampleFormat)
-                b.raw(",\"monitor\":")
-                b.raw(d.monitorOf != nil ? "true" : "false")
-                if let m = d.monitorOf {
-                    b.raw(",\"monitor_of\":")
-                    b.string(m)
-                }
-                b.raw(",\"default\":")
-                b.raw(d.isDefault ? "true" : "false")
+                b.byte(UInt8(ascii: "{"))
+                b.field("name", d.name)
+                b.field("kind", d.isSink ? "sink" : "source")
+                b.field("description", d.description)
+                b.field("rate", d.rate)
+                b.field("channels", d.channels)
+                b.field("sample_format", d.sampleFormat)
+                b.field("monitor", d.monitorOf != nil)
+                if let m = d.monitorOf { b.field("monitor_of", m) }
+                b.field("default", d.isDefault)
                 b.raw("}")
             }
             b.raw("]\n")
