@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .executable(name: "pulsemeter", targets: ["pulsemeter"]),
         .library(name: "MeterCore", targets: ["MeterCore"]),
+        // Everything but main, for the fuzz harnesses in Fuzz/.
+        .library(name: "PulseMeterKit", targets: ["MeterCore", "MeterIO", "PulseMeterCLI"]),
     ],
     targets: [
         .systemLibrary(
@@ -31,6 +33,8 @@ let package = Package(
         .testTarget(name: "MeterCoreTests", dependencies: ["MeterCore"]),
         .testTarget(name: "MeterIOTests", dependencies: ["MeterIO", "MeterCore"]),
         .testTarget(name: "PulseMeterCLITests", dependencies: ["PulseMeterCLI", "MeterIO", "MeterCore"]),
+        // Against a real private PulseAudio (scripts/pulse-private); fail, never skip, without one.
+        .testTarget(name: "LiveTests", dependencies: ["MeterIO", "MeterCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

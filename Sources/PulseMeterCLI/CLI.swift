@@ -57,6 +57,26 @@ public enum CLI {
         }
     }
 
+    /// Parses a command line and checks every option value without opening any file or
+    /// server (for fuzzing and tests). Throws the usage error `run` would report.
+    public static func check(_ arguments: [String]) throws {
+        var args = arguments
+        var command = "monitor"
+        if let first = args.first, !first.hasPrefix("-") || first == "-" {
+            command = first
+            args.removeFirst()
+        }
+        guard let specs = specs(for: command) else {
+            throw PulsemeterError(.usage, "unknown command \(command)")
+        }
+        let parsed = try ParsedArguments(command: command, arguments: args, specs: specs)
+        if ["monitor", "record", "analyze"].contains(command) {
+            let s = try MeterOptions.settings(parsed)
+            _ = try MeterOptions.durationFrames(parsed, rate: s.rate)
+            _ = try MeterOptions.format(parsed, outputIsTerminal: false)
+        }
+    }
+
     static func specs(for command: String) -> [OptionSpec]? {
         switch command {
         case "analyze": return AnalyzeCommand.specs

@@ -1,0 +1,50 @@
+// Fuzzes RawPCMReader + the meter pipeline: byte 0 picks the layout, byte 1 the channel
+// count, the rest is PCM fed through a pipe. Every dB value must be finite and >= -160.
+import Glibc
+import MeterCore
+import MeterIO
+
+final class CheckingSink: FrameSink {
+    func check(_ values: [Double]) {
+        for v in values where !(v.isFinite && v >= Decibels.floor) { fatalError("bad dB value \(v)") }
+    }
+    func start(_ info: StreamInfo) throws {}
+    func frame(_ f: MeterFrame) throws {
+        check(f.rmsDb); check(f.peakDb); check(f.bandsDb ?? [])
+    }
+    func end(_ s: StreamSummary) throws { check(s.rmsDb); check(s.peakDb) }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    guard size >= 2, size <= 60_000 else { return 0 }
+    let format = RawSampleFormat.allCases[Int(data[0]) % 4]
+    let channels = Int(data[1]) % 8 + 1
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { return 0 }
+    _ = write(fds[1], data + 2, size - 2)  // fits the 64 KiB pipe buffer
+    close(fds[1])
+    defer { close(fds[0]) }
+    let reader = RawPCMReader(fd: fds[0], format: format, rate: 8000, channels: channels)
+    let settings = MeterSettings(rate: 8000, channels: channels, fps: 100, windowMs: 10, bands: 4, fftSize: 64, fmin: 100)
+    guard let pipeline = try? MeterPipeline(settings: settings, transform: FFTWPowerSpectrum(size: 64)) else {
+        fatalError("valid settings rejected")
+    }
+    _ = try? pipeline.run(source: reader, sink: CheckingSink(), blockFrames: 97)
+    return 0
+}
+
+// SwiftPM links executables with main renamed to FuzzRawPCM_main; hand control to libFuzzer's
+// driver from there (LLVMFuzzerRunDriver), with LLVMFuzzerTestOneInput as the callback.
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> Int32) -> Int32
+
+@_cdecl("FuzzRawPCM_main")
+func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var argc = argc
+    var argv = argv
+    return LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzz(data, size) })
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Hand-built WAV files for the reader tests: any header field can lie.
+enum SoundFileFixture {
+    enum Encoding { case pcm16, pcm24, pcm32, float32 }
+
+    static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)] }
+    static func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+
+    /// Encodes full-scale-1.0 samples (clamped) as little-endian PCM or float.
+    static func encode(_ samples: [Double], _ e: Encoding) -> [UInt8] {
+        var out: [UInt8] = []
+        for s in samples {
+            switch e {
+            case .pcm16:
+                let v = Int(max(-32768, min(32767, (s * 32768).rounded())))
+                out += le16(v)
+            case .pcm24:
+                let v = Int(max(-8_388_608, min(8_388_607, (s * 8_388_608).rounded())))
+                out += Array(le32(v).prefix(3))
+            case .pcm32:
+                let v = Int(max(-2_147_483_648, min(2_147_483_647, (s * 2_147_483_648).rounded())))
+                out += le32(v)
+            case .float32:
+                out += le32(Int(Float(s).bitPattern))
+            }
+        }
+        return out
+    }
+
+    static func bits(_ e: Encoding) -> Int {
+        switch e {
+        case .pcm16: 16
+        case .pcm24: 24
+        case .pcm32, .float32: 32
+        }
+    }
+
+    /// A RIFF/WAVE file. `declared*` override what the header states; `dataSize` overrides the
+    /// data chunk's length field (a truncated file states more than it holds).
+    static func wav(_ e: Encoding, rate: Int, channels: Int, payload: [UInt8],
+                    declaredChannels: Int? = nil, declaredRate: Int? = nil, dataSize: Int? = nil) -> [UInt8] {
+        let ch = declaredChannels ?? channels
+        let r = declaredRate ?? rate
+        let b = bits(e)
+        let blockAlign = ch * b / 8
+        var fmt: [UInt8] = le16(e == .float32 ? 3 : 1) + le16(ch) + le32(r) + le32(r * blockAlign)
+        fmt += le16(blockAlign) + le16(b)
+        let size = dataSize ?? payload.count
+        var out: [UInt8] = Array("RIFF".utf8) + le32(4 + 8 + fmt.count + 8 + size) + Array("WAVE".utf8)
+        out += Array("fmt ".utf8) + le32(fmt.count) + fmt
+        out += Array("data".utf8) + le32(size) + payload
+        return out
+    }
+
+    static func tempDir() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pulsemeter-io-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func write(_ bytes: [UInt8], _ name: String, in dir: URL) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import Testing
+
+/// Bad input and bad command lines: exit codes, one `pulsemeter: ` line on stderr, no partial
+/// NDJSON on stdout; and the inputs that are odd but fine (truncated, header-only, partial frame).
+@Suite struct ErrorCLITests {
+    static func validWAV(_ dir: TempDir) throws -> String {
+        try TestAudio.make(rate: 48000, channels: 2, seconds: 0.3, encoding: .s16, seed: 12).write(to: dir, name: "ok")
+    }
+
+    @Test func undecodableAndMissingInputs() throws {
+        let dir = try TempDir()
+        let pcm = TestAudio.make(rate: 8000, channels: 1, seconds: 0.1, encoding: .s16).rawBytes
+        let cases: [(String, [UInt8]?, Int32)] = [
+            ("empty.wav", [], 65),
+            ("text.wav", Array("This is not audio.\nJust text.\n".utf8), 65),
+            ("notes.txt", Array(String(repeating: "lorem ipsum ", count: 500).utf8), 65),
+            ("zero-channels.wav", WAV.file(rate: 8000, channels: 1, bits: 16, float: false, payload: pcm, declaredChannels: 0), 65),
+            ("1000-channels.wav", WAV.file(rate: 8000, channels: 1, bits: 16, float: false, payload: pcm, declaredChannels: 1000), 65),
+            ("33-channels.wav", WAV.file(rate: 8000, channels: 1, bits: 16, float: false, payload: pcm, declaredChannels: 33), 65),
+            ("rate-zero.wav", WAV.file(rate: 8000, channels: 1, bits: 16, float: false, payload: pcm, declaredRate: 0), 65),
+            ("garbage-after-riff.wav", Array("RIFF\u{10}\0\0\0WAVEjunkjunkjunkjunk".utf8), 65),
+        ]
+        for (name, bytes, code) in cases {
+            let path = try dir.write(bytes!, name)
+            for command in ["analyze", "waveform"] {
+                let r = try Tool.run([command, path])
+                Tool.expectError(r, code, mentions: [path])
+                #expect(r.stdout.isEmpty, "\(command) \(name) wrote to stdout")
+            }
+        }
+        for command in ["analyze", "waveform"] {
+            Tool.expectError(try Tool.run([command, dir.url.path]), 66, mentions: ["directory"])
+            Tool.expectError(try Tool.run([command, dir.path("missing.wav")]), 66, mentions: ["missing.wav"])
+        }
+        if getuid() != 0 {
+            let locked = try dir.write(TestAudio(rate: 8000, channels: 1, encoding: .s16, doubles: [0.1]).wavBytes, "locked.wav")
+            chmod(locked, 0)
+            Tool.expectError(try Tool.run(["analyze", locked]), 66)
+        }
+    }
+
+    @Test func truncatedWAVIsAnalysedAsFarAsItGoes() throws {
+        let dir = try TempDir()
+        let audio = TestAudio.make(rate: 48000, channels: 2, seconds: 1, encoding: .s16, seed: 13)
+        let raw = audio.rawBytes
+        // The header claims 48000 frames; 30000 frames and 3 bytes made it to disk.
+        let keep = 30000 * 4 + 3
+        let bytes = WAV.file(rate: 48000, channels: 2, bits: 16, float: false, payload: Array(raw.prefix(keep)), dataSize: raw.count)
+        let path = try dir.write(bytes, "truncated.wav")
+        let run = try AnalyzeCLITests.analyze([path])
+        #expect(Tool.int(run.end["pos"]) == 30000)
+        let prefix = TestAudio(rate: 48000, channels: 2, encoding: .s16, doubles: Array(audio.samples.prefix(60000)))
+        AnalyzeCLITests.expectFrames(run.frames, match: prefix, hop: 1600, window: 2400)
+        let whole = prefix.wholeFile()
+        for (got, want) in zip(Tool.doubles(run.end["rms_db"]), whole.rms) { #expect(abs(got - want) <= 0.0051) }
+        // waveform uses the true frame count.
+        let w = try Tool.run(["waveform", path, "--bars", "7"])
+        #expect(w.status == 0, "\(w.err)")
+        let obj = try #require(try JSONSerialization.jsonObject(with: w.stdout) as? [String: Any])
+        #expect(Tool.int(obj["frames"]) == 30000)
+    }
+
+    @Test func headerOnlyWAVHasStartAndEndOnly() throws {
+        let dir = try TempDir()
+        for (bits, float, channels) in [(16, false, 2), (32, true, 1), (24, false, 6)] {
+            let path = try dir.write(WAV.file(rate: 44100, channels: channels, bits: bits, float: float, payload: []), "empty-\(bits).wav")
+            let r = try Tool.run(["analyze", path, "-f", "ndjson"])
+            #expect(r.status == 0, "\(r.err)")
+            #expect(r.stderr.isEmpty)
+            let lines = try Tool.ndjson(r)
+            #expect(lines.map { $0["type"] as? String } == ["start", "end"])
+            let end = try #require(lines.last)
+            #expect(Tool.int(end["pos"]) == 0)
+            #expect(Tool.double(end["duration"]) == 0)
+            #expect(Tool.doubles(end["rms_db"]) == Array(repeating: -160.0, count: channels))
+            #expect(Tool.doubles(end["peak_db"]) == Array(repeating: -160.0, count: channels))
+            #expect(Tool.int(lines[0]["channels"]) == channels)
+            #expect(Tool.int(lines[0]["rate"]) == 44100)
+        }
+    }
+
+    @Test func trailingPartialFrameOnStdin() throws {
+        let dir = try TempDir()
+        let audio = TestAudio.make(rate: 48000, channels: 2, seconds: 0.25, encoding: .s16, seed: 14)
+        let wav = try audio.write(to: dir, name: "whole")
+        let reference = try AnalyzeCLITests.analyze([wav])
+        for extra in [1, 3] {
+            let r = try Tool.run(["analyze", "-", "--raw", "s16le", "-r", "48000", "-c", "2", "-f", "ndjson"],
+                                stdin: Data(audio.rawBytes + Array(repeating: 0x55, count: extra)))
+            #expect(r.status == 0)
+            // One warning line naming the leftover bytes.
+            #expect(r.err.hasPrefix("pulsemeter: "))
+            #expect(r.err.filter { $0 == "\n" }.count == 1 && r.err.hasSuffix("\n"))
+            #expect(r.err.contains("warning") && r.err.contains("\(extra) bytes"), "\(r.err)")
+            let lines = try Tool.ndjson(r)
+            let frames = lines.filter { $0["type"] as? String == "frame" }
+            #expect(frames.count == reference.frames.count)
+            for (a, b) in zip(frames, reference.frames) { #expect(NSDictionary(dictionary: a) == NSDictionary(dictionary: b)) }
+            #expect(Tool.int(lines.last?["pos"]) == audio.frames)
+        }
+        // Less than one frame in all: no frames, still a clean start/end and the warning.
+        let tiny = try Tool.run(["analyze", "-", "--raw", "s24le", "--rate", "8000", "--channels", "2", "-f", "ndjson"], stdin: Data([1, 2, 3, 4]))
+        #expect(tiny.status == 0)
+        #expect(try Tool.ndjson(tiny).map { $0["type"] as? String } == ["start", "end"])
+        #expect(tiny.err.contains("4 bytes"))
+        // Empty stdin: start and end at pos 0, no warning.
+        let empty = try Tool.run(["analyze", "-", "--raw", "f32le", "--rate", "8000", "--channels", "1", "-f", "ndjson"], stdin: Data())
+        #expect(empty.status == 0)
+        #expect(empty.stderr.isEmpty)
+        let lines = try Tool.ndjson(empty)
+        #expect(lines.map { $0["type"] as? String } == ["start", "end"])
+        #expect(Tool.int(lines.last?["pos"]) == 0)
+        #expect(lines.first?["source"] as? String == "stdin")
+    }
+
+    @Test func badCommandLines() throws {
+        let dir = try TempDir()
+        let wav = try Self.validWAV(dir)
+        let raw = ["analyze", "-", "--raw"]
+        let cases: [([String], [String])] = [
+            (["analyze", wav, "--fft-size", "1000"], ["--fft-size", "1000", "power of two"]),
+            (["analyze", wav, "--fft-size", "1000", "--bands", "8"], ["--fft-size", "1000", "power of two"]),
+            (["analyze", wav, "--fft-size=1000"], ["--fft-size", "power of two"]),
+            (["analyze", wav, "--fft-size", "32", "--bands", "4"], ["--fft-size", "32"]),
+            (["analyze", wav, "--fft-size", "big"], ["--fft-size", "big"]),
+            (["analyze", wav, "--fps", "0"], ["--fps", "0"]),
+            (["analyze", wav, "--fps=abc"], ["--fps", "abc"]),
+            (["analyze", wav, "--fps", "nan"], ["--fps", "nan"]),
+            (["analyze", wav, "--fps", "100000"], ["--fps"]),
+            (["analyze", wav, "--window", "-5"], ["--window", "-5"]),
+            (["analyze", wav, "--window", "0"], ["--window", "0"]),
+            (["analyze", wav, "--bands", "2000"], ["--bands", "2000"]),
+            (["analyze", wav, "--bands", "-1"], ["--bands", "-1"]),
+            (["analyze", wav, "--bands", "500", "--fft-size", "256"], ["--bands 500"]),
+            (["analyze", wav, "--bands", "4", "--fmin", "30000"], ["--fmin"]),
+            (["analyze", wav, "--bands", "4", "--fmin", "0"], ["--fmin"]),
+            (["analyze", wav, "--bands", "4", "--fmin", "500", "--fmax", "400"], ["--fmax"]),
+            (["analyze", wav, "--format", "xml"], ["--format", "xml", "ndjson"]),
+            (["analyze", wav, "-f", "json"], ["--format", "json"]),
+            (["analyze", wav, "--bogus"], ["--bogus"]),
+            (["analyze", wav, "--bogus=1"], ["--bogus"]),
+            (["analyze", wav, "--fps"], ["--fps", "needs a value"]),
+            (["analyze", wav, "--duration", "-1"], ["--duration", "-1"]),
+            (["analyze", wav, "--duration", "soon"], ["--duration", "soon"]),
+            (["analyze", wav, "--help=yes"], ["--help"]),
+            (["analyze"], ["FILE"]),
+            (["analyze", wav, "extra.wav"], ["extra.wav"]),
+            (["analyze", wav, "--raw", "s16le"], ["--raw"]),
+            (["analyze", wav, "--rate", "44100"], ["--rate"]),
+            (["analyze", wav, "--channels", "2"], ["--channels"]),
+            (["analyze", "-"], ["--raw"]),
+            (raw + ["s8", "--rate", "8000", "--channels", "1"], ["--raw", "s8", "s16le"]),
+            (raw + ["s16le"], ["--rate", "--channels"]),
+            (raw + ["s16le", "--rate", "8000"], ["--channels"]),
+            (raw + ["s16le", "--rate", "0", "--channels", "2"], ["--rate", "0"]),
+            (raw + ["s16le", "--rate", "8000", "--channels", "33"], ["--channels", "33"]),
+            (raw + ["s16le", "--rate", "8000", "--channels", "0"], ["--channels", "0"]),
+            (raw + ["s16le", "-r", "8000", "-c", "x"], ["--channels", "x"]),
+            (["frobnicate"], ["frobnicate"]),
+            (["waveform"], ["FILE"]),
+            (["waveform", wav, "--bars", "0"], ["--bars", "0"]),
+            (["waveform", wav, "--bars=-3"], ["--bars", "-3"]),
+            (["waveform", wav, "-n", "many"], ["--bars", "many"]),
+            (["waveform", wav, "--floor", "3"], ["--floor", "3"]),
+            (["waveform", wav, "--floor", "-200"], ["--floor", "-200"]),
+            (["waveform", wav, "--format", "png"], ["--format", "png"]),
+            (["waveform", wav, "--color", "red\"/><script>"], ["--color"]),
+            (["waveform", wav, "--played", "2"], ["--played", "2"]),
+            (["waveform", wav, "--fps", "10"], ["--fps"]),
+            // A value with a newline still gives one stderr line.
+            (["analyze", wav, "--format", "nd\njson"], ["--format"]),
+            (["analyze", wav, "--bogus\nline"], ["--bogus"]),
+        ]
+        for (args, needles) in cases {
+            let r = try Tool.run(args, stdin: Data([0, 0, 0, 0]))
+            Tool.expectError(r, 64, mentions: needles)
+            #expect(r.stdout.isEmpty, "\(args): wrote to stdout")
+        }
+    }
+
+    @Test func nonFiniteFloatSamplesNeverReachTheOutput() throws {
+        // NaN and infinities in float input (raw and WAV): every number printed is finite.
+        let dir = try TempDir()
+        var x: [Double] = []
+        for i in 0..<12000 {
+            switch i % 97 {
+            case 0: x.append(.nan)
+            case 1: x.append(.infinity)
+            case 2: x.append(-.infinity)
+            case 3: x.append(1e30)
+            default: x.append(sin(Double(i)) * 0.3)
+            }
+        }
+        let audio = TestAudio(rate: 8000, channels: 2, encoding: .f32, doubles: x)
+        let wav = try audio.write(to: dir, name: "nan")
+        let runs = [
+            try Tool.run(["analyze", wav, "--bands", "8", "-f", "ndjson"]),
+            try Tool.run(["analyze", "-", "--raw", "f32le", "-r", "8000", "-c", "2", "--bands", "8", "-f", "ndjson"], stdin: Data(audio.rawBytes)),
+        ]
+        for r in runs {
+            #expect(r.status == 0, "\(r.err)")
+            let lines = try Tool.ndjson(r)
+            #expect(lines.count == 2 + 23)
+            for line in lines {
+                for key in ["rms_db", "peak_db", "bands_db"] {
+                    #expect(Tool.doubles(line[key]).allSatisfy { $0.isFinite && $0 >= -160 })
+                }
+            }
+        }
+        let w = try Tool.run(["waveform", wav, "--bars", "9"])
+        #expect(w.status == 0)
+        let obj = try #require(try JSONSerialization.jsonObject(with: w.stdout) as? [String: Any])
+        #expect(Tool.allFinite(obj))
+        #expect(Tool.doubles(obj["levels"]).allSatisfy { $0 >= 0 && $0 <= 1 })
+    }
+
+    @Test func helpAndVersion() throws {
+        for args in [["--help"], ["-h"], ["help"]] {
+            let r = try Tool.run(args)
+            #expect(r.status == 0)
+            #expect(r.stderr.isEmpty)
+            for word in ["usage", "analyze", "waveform", "monitor", "record", "--version"] { #expect(r.out.contains(word), "\(args) lacks \(word)") }
+        }
+        let v = try Tool.run(["--version"])
+        #expect(v.status == 0 && v.stderr.isEmpty)
+        #expect(v.out.range(of: "^pulsemeter [0-9]+\\.[0-9]+\\.[0-9]+\n$", options: .regularExpression) != nil, "\(v.out)")
+        #expect(try Tool.run(["-V"]).out == v.out)
+        for (args, words) in [(["analyze", "--help"], ["--raw", "--fps", "--window", "--bands", "--fft-size", "--duration"]),
+                              (["analyze", "-h"], ["--raw"]),
+                              (["help", "analyze"], ["--raw"]),
+                              (["waveform", "--help"], ["--bars", "--floor", "--format", "svg"]),
+                              (["help", "waveform"], ["--bars"])] {
+            let r = try Tool.run(args)
+            #expect(r.status == 0, "\(args)")
+            #expect(r.stderr.isEmpty)
+            #expect(r.out.hasPrefix("usage"), "\(args)")
+            for w in words { #expect(r.out.contains(w), "\(args) lacks \(w)") }
+        }
+    }
+}
