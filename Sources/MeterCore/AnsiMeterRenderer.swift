@@ -111,15 +111,17 @@ public struct AnsiMeterRenderer {
         if let status { head += "  " + status }
         lines.append(sgr("1") + Self.fit(head, w) + sgr("0"))
         let labelWidth = channels > 9 ? 3 : 2
-        // "L " + bar + " -23.0 dB  pk  -20.0"
-        let readoutWidth = 22
-        let cells = max(4, w - labelWidth - readoutWidth - 1)
+        // "L " + bar + " -23.0 dB  pk  -20.0", or just " -23.0" on a narrow terminal.
+        let narrow = w < 50
+        let readoutWidth = narrow ? 7 : 22
+        let cells = max(1, w - labelWidth - readoutWidth - 1)
         let maxBarLines = max(1, height - 2 - (frame.bandsDb != nil ? 6 : 0))
         for c in 0..<min(channels, maxBarLines) {
             let label = Self.label(channel: c, of: channels)
             let pad = String(repeating: " ", count: max(0, labelWidth - label.count))
-            lines.append(label + pad + bar(db: frame.rmsDb[c], peakDb: peakHold[c], cells: cells)
-                         + " " + Self.readout(frame.rmsDb[c]) + " dB  pk " + Self.readout(frame.peakDb[c]))
+            var line = label + pad + bar(db: frame.rmsDb[c], peakDb: peakHold[c], cells: cells) + " " + Self.readout(frame.rmsDb[c])
+            if !narrow { line += " dB  pk " + Self.readout(frame.peakDb[c]) }
+            lines.append(line)
         }
         if let bands = frame.bandsDb {
             let rows = max(2, min(16, height - lines.count - 2))

@@ -31,7 +31,9 @@ public enum WaveformRenderer {
     /// or drawn with a different glyph set without colour (so NO_COLOR still shows progress).
     public static func line(levels: [Double], unicode: Bool, color: Bool, played: Double? = nil) -> String {
         let glyphs = unicode ? BarGlyphs.unicode.vertical : BarGlyphs.ascii.vertical
-        let playedGlyphsNoColor = unicode ? ["▁", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] : ["#", "#", "#", "#", "#", "#", "#", "#", "#"]
+        // Without colour the played bars change glyph set: braille dots (which also rise with
+        // the level) in Unicode, '#' in ASCII.
+        let playedGlyphsNoColor = unicode ? ["⣀", "⣀", "⣀", "⣤", "⣤", "⣶", "⣶", "⣿", "⣿"] : ["#", "#", "#", "#", "#", "#", "#", "#", "#"]
         let playedBars = played.map { Int((min(1, max(0, $0)) * Double(levels.count)).rounded(.down)) } ?? 0
         var out = ""
         var inPlayed = false
@@ -91,10 +93,12 @@ public enum WaveformRenderer {
         return out
     }
 
+    /// An SVG length: up to 3 decimals, whole numbers without a fraction ("320", "5.6").
     static func num(_ v: Double) -> String {
         var b = JSONLineBuilder()
         b.number(v, decimals: 3)
-        return String(decoding: b.bytes, as: UTF8.self)
+        let text = String(decoding: b.bytes, as: UTF8.self)
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
     }
 
     static func escapeXML(_ s: String) -> String {

@@ -1,0 +1,12 @@
+import Testing
+@testable import MeterIO
+
+@Suite struct TerminalKeyTests {
+    @Test func decodesPlayKeys() {
+        #expect(Terminal.decodeKeys(Array(" ".utf8)) == [.space])
+        #expect(Terminal.decodeKeys([0x1B, 0x5B, 0x43, 0x1B, 0x5B, 0x44]) == [.right, .left])
+        #expect(Terminal.decodeKeys([0x1B, 0x4F, 0x43]) == [.right], "application cursor mode")
+        #expect(Terminal.decodeKeys(Array("qQx".utf8)) == [.quit, .quit, .other])
+        #expect(Terminal.decodeKeys([0x1B]) == [.other], "a lone escape is not a crash")
+    }
+}
