@@ -1,25 +1,62 @@
 /// Builds one JSON line into a reusable byte buffer, with a fast fixed-point number writer.
 ///
 /// Foundation's formatters cost about a microsecond per number, which would dominate
-/// `analyze --bands 64`; this writes digits directly. Numbers are rounded to a fixed count of
-/// decimals with trailing zeros dropped (one kept: `-20.0`), and non-finite values never
-/// reach it (callers pass floored dB values).
-public struct JSONLineBuilder {
-    public private(set) var bytes: [UInt8] = []
+/// `analyze --bands 64`; this writes digits straight into its own buffer. Numbers are rounded
+/// to a fixed count of decimals with trailing zeros dropped (one kept: `-20.0`), never `-0.0`;
+/// non-finite values never reach it (callers pass bounded dB values).
+///
+/// A class over raw storage (not an Array) so that writing a digit is a store, not an append
+/// with capacity and uniqueness checks. One builder per line writer; not shared across threads.
+public final class JSONLineBuilder {
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
 
-    public init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
-
-    public mutating func reset() { bytes.removeAll(keepingCapacity: true) }
-
-    public mutating func raw(_ s: StaticString) {
-        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    public init(capacity: Int = 1024) {
+        self.capacity = max(64, capacity)
+        storage = .allocate(capacity: self.capacity)
     }
 
-    public mutating func byte(_ b: UInt8) { bytes.append(b) }
+    deinit { storage.deallocate() }
+
+    /// The line so far.
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: storage, count: count)) }
+
+    public func reset() { count = 0 }
+
+    /// Makes room for `n` more bytes.
+    @inline(__always)
+    private func reserve(_ n: Int) {
+        if count + n > capacity { grow(count + n) }
+    }
+
+    private func grow(_ needed: Int) {
+        var c = capacity * 2
+        while c < needed { c *= 2 }
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
+        bigger.update(from: storage, count: count)
+        storage.deallocate()
+        storage = bigger
+        capacity = c
+    }
+
+    public func raw(_ s: StaticString) {
+        s.withUTF8Buffer { buf in
+            reserve(buf.count)
+            (storage + count).update(from: buf.baseAddress!, count: buf.count)
+            count += buf.count
+        }
+    }
+
+    public func byte(_ b: UInt8) {
+        reserve(1)
+        storage[count] = b
+        count += 1
+    }
 
     /// A JSON string literal with escapes.
-    public mutating func string(_ s: String) {
-        bytes.append(UInt8(ascii: "\""))
+    public func string(_ s: String) {
+        byte(UInt8(ascii: "\""))
         for u in s.utf8 {
             switch u {
             case UInt8(ascii: "\""): raw("\\\"")
@@ -29,55 +66,45 @@ public struct JSONLineBuilder {
             case 0x09: raw("\\t")
             case 0..<0x20:
                 raw("\\u00")
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(hex[Int(u >> 4)])
-                bytes.append(hex[Int(u & 15)])
-            default: bytes.append(u)
+                byte(Self.hex(u >> 4))
+                byte(Self.hex(u & 15))
+            default: byte(u)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        byte(UInt8(ascii: "\""))
     }
 
-    public mutating func int(_ v: Int) {
+    private static func hex(_ v: UInt8) -> UInt8 { v < 10 ? UInt8(ascii: "0") + v : UInt8(ascii: "a") + v - 10 }
+
+    public func int(_ v: Int) {
+        reserve(21)
         if v < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            uint(UInt64(v.magnitude))
-        } else {
-            uint(UInt64(v))
+            storage[count] = UInt8(ascii: "-")
+            count += 1
         }
-    }
-
-    private mutating func uint(_ v: UInt64) {
-        withDigits { buf in Self.writeDigits(v, minDigits: 1, into: buf, at: 0) }
+        count = Self.writeDigits(UInt64(v.magnitude), minDigits: 1, into: storage, at: count)
     }
 
     /// Writes `v` in decimal, at least `minDigits` digits (zero-padded), at `buf[at...]`;
-    /// returns the index past the last digit. `buf` holds 32 bytes.
+    /// returns the index past the last digit.
     @inline(__always)
     private static func writeDigits(_ v: UInt64, minDigits: Int, into buf: UnsafeMutablePointer<UInt8>, at: Int) -> Int {
         var digits = 1
-        var t = v / 10
-        while t > 0 { digits += 1; t /= 10 }
-        digits = max(digits, minDigits)
+        var t = v
+        while t >= 10 {
+            digits &+= 1
+            t /= 10
+        }
+        if digits < minDigits { digits = minDigits }
         var x = v
-        var i = at + digits - 1
+        var i = at &+ digits &- 1
         while i >= at {
-            buf[i] = UInt8(ascii: "0") + UInt8(x % 10)
-            x /= 10
-            i -= 1
+            let q = x / 10
+            buf[i] = UInt8(truncatingIfNeeded: x &- q &* 10) &+ 48
+            x = q
+            i &-= 1
         }
-        return at + digits
-    }
-
-    /// Lets `body` fill a 32-byte scratch and appends the bytes it reports, in one append.
-    @inline(__always)
-    private mutating func withDigits(_ body: (UnsafeMutablePointer<UInt8>) -> Int) {
-        var scratch: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &scratch) { raw in
-            let p = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            let n = body(p)
-            bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
-        }
+        return at &+ digits
     }
 
     @inline(__always)
@@ -95,15 +122,21 @@ public struct JSONLineBuilder {
 
     /// A finite number with at most `decimals` (0...6) digits after the point, trailing zeros
     /// dropped but one (`-20.0`); never `-0.0`.
-    public mutating func number(_ v: Double, decimals: Int) {
+    public func number(_ v: Double, decimals: Int) {
+        reserve(32)
         guard v.isFinite, abs(v) < 9e12 else {
             // Never expected: callers bound their values. Keep the line valid JSON anyway.
-            bytes.append(UInt8(ascii: "0"))
+            storage[count] = UInt8(ascii: "0")
+            count += 1
             return
         }
         let p = Self.power10(decimals)
         let scaled = (v * Double(p)).rounded()
-        let negative = scaled < 0
+        var i = count
+        if scaled < 0 {
+            storage[i] = UInt8(ascii: "-")
+            i += 1
+        }
         let m = UInt64(abs(scaled))
         var frac = m % p
         var digits = decimals
@@ -111,39 +144,32 @@ public struct JSONLineBuilder {
             frac /= 10
             digits -= 1
         }
-        withDigits { buf in
-            var i = 0
-            if negative {
-                buf[0] = UInt8(ascii: "-")
-                i = 1
-            }
-            i = Self.writeDigits(m / p, minDigits: 1, into: buf, at: i)
-            buf[i] = UInt8(ascii: ".")
-            return Self.writeDigits(frac, minDigits: max(1, digits), into: buf, at: i + 1)
-        }
+        i = Self.writeDigits(m / p, minDigits: 1, into: storage, at: i)
+        storage[i] = UInt8(ascii: ".")
+        count = Self.writeDigits(frac, minDigits: max(1, digits), into: storage, at: i + 1)
     }
 
     /// `"name":`, preceded by a comma unless it opens the object.
-    public mutating func key(_ name: StaticString) {
-        if let last = bytes.last, last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
+    public func key(_ name: StaticString) {
+        if count > 0, storage[count - 1] != UInt8(ascii: "{") { byte(UInt8(ascii: ",")) }
+        byte(UInt8(ascii: "\""))
         raw(name)
         raw("\":")
     }
 
-    public mutating func field(_ name: StaticString, _ v: Int) { key(name); int(v) }
-    public mutating func field(_ name: StaticString, _ v: String) { key(name); string(v) }
-    public mutating func field(_ name: StaticString, _ v: Bool) { key(name); raw(v ? "true" : "false") }
-    public mutating func field(_ name: StaticString, _ v: Double, decimals: Int) { key(name); number(v, decimals: decimals) }
-    public mutating func field(_ name: StaticString, _ v: [Double], decimals: Int) { key(name); numbers(v, decimals: decimals) }
+    public func field(_ name: StaticString, _ v: Int) { key(name); int(v) }
+    public func field(_ name: StaticString, _ v: String) { key(name); string(v) }
+    public func field(_ name: StaticString, _ v: Bool) { key(name); raw(v ? "true" : "false") }
+    public func field(_ name: StaticString, _ v: Double, decimals: Int) { key(name); number(v, decimals: decimals) }
+    public func field(_ name: StaticString, _ v: [Double], decimals: Int) { key(name); numbers(v, decimals: decimals) }
 
     /// `[a,b,...]` of numbers.
-    public mutating func numbers(_ values: [Double], decimals: Int) {
-        bytes.append(UInt8(ascii: "["))
+    public func numbers(_ values: [Double], decimals: Int) {
+        byte(UInt8(ascii: "["))
         for (i, v) in values.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            if i > 0 { byte(UInt8(ascii: ",")) }
             number(v, decimals: decimals)
         }
-        bytes.append(UInt8(ascii: "]"))
+        byte(UInt8(ascii: "]"))
     }
 }

@@ -41,10 +41,21 @@ public final class FFTWPowerSpectrum: PowerSpectrumTransform {
         let nyquist = size / 2
         edges.withUnsafeBufferPointer { e in
             for b in 0..<(e.count - 1) {
-                var s: Float = 0
-                for k in e[b]..<e[b + 1] {
+                // Four complex bins (eight floats) per step.
+                var k = e[b]
+                let end = e[b + 1]
+                var acc = SIMD8<Float>()
+                let bytes = UnsafeRawPointer(raw)
+                while k + 4 <= end {
+                    let v = bytes.loadUnaligned(fromByteOffset: 8 * k, as: SIMD8<Float>.self)
+                    acc += v * v
+                    k += 4
+                }
+                var s = acc.sum()
+                while k < end {
                     let re = raw[2 * k], im = raw[2 * k + 1]
                     s += re * re + im * im
+                    k += 1
                 }
                 var sum = Double(s)
                 if e[b] == 0 { sum -= 0.5 * Double(raw[0] * raw[0] + raw[1] * raw[1]) }

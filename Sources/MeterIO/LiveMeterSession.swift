@@ -198,7 +198,12 @@ public final class LiveMeterSession: @unchecked Sendable {
         let s = options.settings
         let pipeline = try MeterPipeline(settings: s, transform: transform, clock: unixSeconds)
         var sinkError: Error?
-        do { try sink.start(pipeline.streamInfo(source: sourceName, live: true)) } catch { sinkError = error }
+        do { try sink.start(pipeline.streamInfo(source: sourceName, live: true)) } catch {
+            // The output is already unusable (EPIPE, ENOSPC on /dev/full): stop at once rather
+            // than capture until a signal with nowhere to report.
+            sinkError = error
+            internalStop.store(true, ordering: .releasing)
+        }
         OSThread.spawn(role: "pm-capture") { [self] in captureLoop() }
         OSThread.spawn(role: "pm-recorder") { [self] in recordLoop() }
 
