@@ -6,18 +6,23 @@
 /// sum is the complete blocks it covers plus the few samples of its first, partial block,
 /// summed afresh. Nothing is ever subtracted, so silence after noise reads exactly zero.
 ///
+/// Within a block, squares are summed in eight Float lanes, lane = absolute sample index mod
+/// 8, so SIMD does the work yet the result does not depend on how the input was split into
+/// calls: live capture (10 ms chunks) and `analyze` (large blocks) give the same bits. Lanes
+/// are added in Double, in lane order, and blocks in Double.
+///
 /// Storage is fixed at creation; `push` never allocates.
 public final class RollingSquareSum {
     public let window: Int
     public let blockSize: Int
     /// Samples pushed so far.
     public private(set) var count: Int = 0
-    /// Sum of squares of every sample pushed (for whole-stream RMS).
-    public private(set) var totalSquares: Double = 0
 
     private let samples: UnsafeMutablePointer<Float>   // ring of the last `window` samples
     private let blockSums: UnsafeMutablePointer<Double> // ring of per-block sums
     private let blockCount: Int
+    private var lanes = SIMD8<Float>()                 // the current block's partial sums
+    private var completedSquares: Double = 0           // all blocks finished so far
 
     public init(window: Int, blockSize: Int = 256) {
         precondition(window >= 1 && blockSize >= 1)
@@ -35,72 +40,92 @@ public final class RollingSquareSum {
         blockSums.deallocate()
     }
 
+    /// Sum of squares of every sample pushed (for whole-stream RMS).
+    public var totalSquares: Double {
+        count % blockSize == 0 ? completedSquares : completedSquares + lanesSum()
+    }
+
     /// Appends `n` samples read at `base[i * stride]` and returns their largest magnitude.
-    /// Contiguous input (stride 1) takes a SIMD path: squares are summed in Float within a
-    /// block (at most `blockSize` terms, relative error far below 0.001 dB) and in Double
-    /// across blocks.
     public func push(_ base: UnsafePointer<Float>, stride: Int, count n: Int) -> Float {
         var peak: Float = 0
         var i = 0
         while i < n {
             let inBlock = count % blockSize
             let inRing = count % window
-            if inBlock == 0 { blockSums[(count / blockSize) % blockCount] = 0 }
             let seg = min(n - i, blockSize - inBlock, window - inRing)
             let p = base + i * stride
-            let (acc, pk) = stride == 1
-                ? Self.contiguousStats(p, seg, copyTo: samples + inRing)
-                : Self.stridedStats(p, stride, seg, copyTo: samples + inRing)
+            let pk = stride == 1
+                ? accumulateContiguous(p, seg, copyTo: samples + inRing)
+                : accumulateStrided(p, stride, seg, copyTo: samples + inRing)
             peak = max(peak, pk)
-            blockSums[(count / blockSize) % blockCount] += acc
-            totalSquares += acc
             count += seg
             i += seg
+            let sum = lanesSum()
+            blockSums[((count - 1) / blockSize) % blockCount] = sum
+            if count % blockSize == 0 {
+                completedSquares += sum
+                lanes = SIMD8<Float>()
+            }
         }
         return peak
     }
 
+    /// The lanes added in Double, in a fixed order.
     @inline(__always)
-    private static func contiguousStats(_ p: UnsafePointer<Float>, _ n: Int,
-                                        copyTo dst: UnsafeMutablePointer<Float>) -> (Double, Float) {
+    private func lanesSum() -> Double {
+        var s: Double = 0
+        for j in 0..<8 { s += Double(lanes[j]) }
+        return s
+    }
+
+    /// Adds the squares of `n` contiguous samples (the first at absolute index `count`) to the
+    /// lanes, copies them into the ring, and returns their largest magnitude.
+    @inline(__always)
+    private func accumulateContiguous(_ p: UnsafePointer<Float>, _ n: Int,
+                                      copyTo dst: UnsafeMutablePointer<Float>) -> Float {
         dst.update(from: p, count: n)
-        // Squares, largest and smallest sample: eight lanes of Float.
-        var sq = SIMD8<Float>()
+        var acc = lanes
+        var peak: Float = 0
+        var k = 0
+        // Scalar until the absolute index is a multiple of 8, so lanes line up.
+        while k < n && (count + k) & 7 != 0 {
+            let x = p[k]
+            acc[(count + k) & 7] += x * x
+            peak = max(peak, abs(x))
+            k += 1
+        }
         var hi = SIMD8<Float>()
         var lo = SIMD8<Float>()
-        var k = 0
         let raw = UnsafeRawPointer(p)
         while k + 8 <= n {
             let v = raw.loadUnaligned(fromByteOffset: k * 4, as: SIMD8<Float>.self)
-            sq += v * v
+            acc += v * v
             hi.replace(with: v, where: v .> hi)
             lo.replace(with: v, where: v .< lo)
             k += 8
         }
-        var acc = Double(sq.sum())
-        var peak = max(hi.max(), -lo.min())
+        peak = max(peak, max(hi.max(), -lo.min()))
         while k < n {
-            let d = Double(p[k])
-            acc += d * d
-            peak = max(peak, abs(p[k]))
+            let x = p[k]
+            acc[(count + k) & 7] += x * x
+            peak = max(peak, abs(x))
             k += 1
         }
-        return (acc, peak)
+        lanes = acc
+        return peak
     }
 
-    @inline(__always)
-    private static func stridedStats(_ p: UnsafePointer<Float>, _ stride: Int, _ n: Int,
-                                     copyTo dst: UnsafeMutablePointer<Float>) -> (Double, Float) {
-        var acc: Double = 0
+    /// The same for samples `stride` apart.
+    private func accumulateStrided(_ p: UnsafePointer<Float>, _ stride: Int, _ n: Int,
+                                   copyTo dst: UnsafeMutablePointer<Float>) -> Float {
         var peak: Float = 0
         for k in 0..<n {
             let x = p[k * stride]
             dst[k] = x
-            let d = Double(x)
-            acc += d * d
+            lanes[(count + k) & 7] += x * x
             peak = max(peak, abs(x))
         }
-        return (acc, peak)
+        return peak
     }
 
     /// Sum of squares of samples [max(0, count - window), count).
