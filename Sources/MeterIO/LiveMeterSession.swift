@@ -123,7 +123,7 @@ public final class LiveMeterSession: @unchecked Sendable {
             } catch {
                 if shouldStop { break }
                 guard options.reconnect else {
-                    fail(PulsemeterError(.io, "lost the PulseAudio source \(sourceName) on \(PulseStream.serverDescription) (\(error)); the recording holds every frame captured before; use --reconnect to wait for it instead"))
+                    fail(PulsemeterError(.io, "lost the PulseAudio source \(sourceName) on \(PulseStream.serverDescription) (\(stream?.lastError ?? "\(error)")); the recording holds every frame captured before; use --reconnect to wait for it instead"))
                     break
                 }
                 guard reconnectAfterLoss() else { break }

@@ -13,6 +13,8 @@ public final class PulseStream: @unchecked Sendable {
     public let channels: Int
     public let device: String?
     private var handle: OpaquePointer?
+    /// Why the last read or write failed (`pa_strerror`), for the caller's message.
+    public private(set) var lastError = ""
 
     /// The server the library will contact, for messages: $PULSE_SERVER or the default.
     public static var serverDescription: String {
@@ -64,7 +66,8 @@ public final class PulseStream: @unchecked Sendable {
     public func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws(PulsemeterError) {
         var err: Int32 = 0
         guard let handle, pa_simple_read(handle, buffer, bytes, &err) >= 0 else {
-            throw PulsemeterError(.io, "lost the PulseAudio stream (\(String(cString: pa_strerror(err))))")
+            lastError = String(cString: pa_strerror(err))
+            throw PulsemeterError(.io, "lost the PulseAudio stream (\(lastError))")
         }
     }
 
@@ -72,7 +75,8 @@ public final class PulseStream: @unchecked Sendable {
     public func write(_ buffer: UnsafeRawPointer, bytes: Int) throws(PulsemeterError) {
         var err: Int32 = 0
         guard let handle, pa_simple_write(handle, buffer, bytes, &err) >= 0 else {
-            throw PulsemeterError(.io, "lost the PulseAudio stream (\(String(cString: pa_strerror(err))))")
+            lastError = String(cString: pa_strerror(err))
+            throw PulsemeterError(.io, "lost the PulseAudio stream (\(lastError))")
         }
     }
 
