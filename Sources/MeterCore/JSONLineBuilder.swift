@@ -131,13 +131,18 @@ public final class JSONLineBuilder {
             return
         }
         let p = Self.power10(decimals)
-        let scaled = (v * Double(p)).rounded()
+        // Round half away from zero, like `rounded()`, without a libm call (baseline x86-64
+        // has no rounding instruction): t - trunc(t) is exact.
+        let t = v * Double(p)
+        var units = Int64(t)
+        let f = t - Double(units)
+        if f >= 0.5 { units += 1 } else if f <= -0.5 { units -= 1 }
         var i = count
-        if scaled < 0 {
+        if units < 0 {
             storage[i] = UInt8(ascii: "-")
             i += 1
         }
-        let m = UInt64(abs(scaled))
+        let m = units.magnitude
         var frac = m % p
         var digits = decimals
         while digits > 1 && frac % 10 == 0 {
