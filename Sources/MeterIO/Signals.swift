@@ -31,6 +31,12 @@ public enum Signals {
         install(SIGINT) { sig in stopFlag.store(sig, ordering: .releasing) }
         install(SIGTERM) { sig in stopFlag.store(sig, ordering: .releasing) }
         install(SIGWINCH) { _ in resizeFlag.store(true, ordering: .releasing) }
+        // A parent may hand down a mask that blocks these (Foundation's Process launched from a
+        // worker thread does); a meter that ignored Ctrl-C and SIGTERM would never finish.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in [SIGINT, SIGTERM, SIGWINCH] { sigaddset(&set, sig) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     private static func install(_ sig: Int32, _ handler: @convention(c) (Int32) -> Void) {

@@ -1,0 +1,59 @@
+import Foundation
+import Glibc
+import Testing
+
+extension LiveSuite {
+    /// Issue 4, item 8: the disk fills up while recording. A 512 KiB tmpfs of our own holds
+    /// about 2.7 s of 48 kHz stereo s16; the feed is longer.
+    @Suite("disk full")
+    struct DiskFull {
+        @Test("recording onto a full filesystem: exit 74, one line, a valid file of what fitted")
+        func recordingFillsTheDisk() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("smallfs")
+            let scratch = try Live.tempDir("smallfs-check")
+            defer {
+                Live.removeTree(dir)
+                Live.removeTree(scratch)
+            }
+            let mount = try run(["/bin/mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", dir])
+            guard mount.status == 0 else {
+                throw LiveSetupError("cannot mount a small tmpfs for the disk-full test (needs root): \(mount.stderr)")
+            }
+            defer { _ = try? run(["/bin/umount", "-l", dir]) }
+
+            let file = dir + "/full.wav"
+            let input = TestSignal.make(frames: 6 * 48000, seed: 31)
+            let (p, _) = try LiveSuite.startRecording(file, [], server: server)
+            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 20)
+            feeder.start()
+            defer {
+                feeder.stopAndJoin()
+                Fifo.drain(server.fifo)
+            }
+            let lines = try parseLines(p.readToEnd(timeout: 20))
+            let status = p.wait(timeout: 5)
+            #expect(status == 74)
+            let line = LiveSuite.errorLine(p.stderrText)
+            #expect(line != nil, "one `pulsemeter: ` line, got: \(p.stderrText)")
+            #expect(line?.contains("No space left on device") == true, "\(line ?? "")")
+            #expect(line?.contains(file) == true, "names the file: \(line ?? "")")
+
+            // The end line still comes, and agrees with the file.
+            let end = try #require(lines.last { $0.type == "end" }, "no end line")
+            let recorded = try #require(end.int("recorded_frames"))
+            #expect(recorded > 48000, "at least a second fitted before the disk filled: \(recorded)")
+            #expect(recorded < input.count / 2, "the disk cannot hold it all")
+
+            // Valid for libsndfile's peers: the header says exactly what the data holds, and the
+            // data is the input's prefix, bit for bit (checked on a copy: the tmpfs is full).
+            let copy = scratch + "/full.wav"
+            try FileManager.default.copyItem(atPath: file, toPath: copy)
+            let w = try readWithPythonWave(copy, expected: input)
+            #expect(w.channels == 2 && w.rate == 48000 && w.sampleWidth == 2)
+            #expect(w.frames == recorded)
+            #expect(w.matchesExpectedPrefix)
+            #expect(try soxFrames(copy) == recorded)
+        }
+    }
+}

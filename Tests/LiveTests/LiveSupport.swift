@@ -1,0 +1,683 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+// Support for the live tests: a private PulseAudio server (scripts/pulse-private), the
+// pulsemeter binary run as a subprocess, a writer for the pipe source's FIFO, deterministic
+// test signals, and independent readers of the recorded files (sox, Python's wave module).
+
+/// A test environment problem (no server, no binary, a tool failed): the test fails with it.
+struct LiveSetupError: Error, CustomStringConvertible, Sendable {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+enum Live {
+    static let rate = 48000
+    static let channels = 2
+
+    /// The package root, from this file's path (Tests/LiveTests/LiveSupport.swift).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var script: String { packageRoot.appendingPathComponent("scripts/pulse-private").path }
+
+    /// The pulsemeter executable: $PULSEMETER_BIN, else next to the test bundle in the products
+    /// directory (whatever --build-path is), else .build/debug/pulsemeter.
+    static let binary: Result<String, LiveSetupError> = {
+        var candidates: [String] = []
+        if let b = ProcessInfo.processInfo.environment["PULSEMETER_BIN"], !b.isEmpty { candidates.append(b) }
+        var exe = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &exe, Int(PATH_MAX))
+        var testExecutables: [String] = []
+        if n > 0 { testExecutables.append(String(decoding: exe[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+        testExecutables.append(Bundle.main.bundlePath)
+        if let first = CommandLine.arguments.first { testExecutables.append(first) }
+        for path in testExecutables {
+            // The runner is …/debug/pulsemeterPackageTests.xctest (a file on Linux, a bundle
+            // elsewhere); walk up a few levels looking for a sibling `pulsemeter`.
+            var dir = URL(fileURLWithPath: path).deletingLastPathComponent()
+            for _ in 0..<4 {
+                candidates.append(dir.appendingPathComponent("pulsemeter").path)
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/pulsemeter").path)
+        for c in candidates where FileManager.default.isExecutableFile(atPath: c) {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: c, isDirectory: &isDir), !isDir.boolValue { return .success(c) }
+        }
+        return .failure(LiveSetupError("the pulsemeter binary was not found (looked in \(candidates)); build it with swift build"))
+    }()
+
+    static func bin() throws -> String { try binary.get() }
+
+    // MARK: servers
+
+    /// The server shared by the serialized suite: the one scripts/test started
+    /// (PULSE_SERVER + PULSEMETER_TEST_PULSE_DIR), else our own, stopped when the process exits.
+    static let shared: Result<PulseServer, LiveSetupError> = {
+        let env = ProcessInfo.processInfo.environment
+        if let address = env["PULSE_SERVER"], let dir = env["PULSEMETER_TEST_PULSE_DIR"],
+           !address.isEmpty, !dir.isEmpty {
+            let server = PulseServer(dir: dir, address: address, owned: false)
+            guard FileManager.default.fileExists(atPath: server.fifo) else {
+                return .failure(LiveSetupError("PULSEMETER_TEST_PULSE_DIR=\(dir) has no src.fifo; start the server with scripts/pulse-private"))
+            }
+            return .success(server)
+        }
+        do {
+            let server = try PulseServer.startPrivate()
+            ownedSharedDir.withLock { $0 = server.dir }
+            atexit { Live.stopOwnedShared() }
+            return .success(server)
+        } catch let e as LiveSetupError {
+            return .failure(e)
+        } catch {
+            return .failure(LiveSetupError("\(error)"))
+        }
+    }()
+
+    static let ownedSharedDir = Mutex<String?>(nil)
+
+    /// At exit: stop our own shared daemon with plain syscalls (no subprocess machinery while
+    /// the process is exiting) and remove its directory. The watchdog would do it anyway.
+    static func stopOwnedShared() {
+        guard let dir = ownedSharedDir.withLock({ d -> String? in defer { d = nil }; return d }) else { return }
+        if let pid = PulseServer(dir: dir, address: "", owned: true).daemonPid {
+            Glibc.kill(pid, SIGTERM)
+            let deadline = monotonic() + 3
+            while Glibc.kill(pid, 0) == 0 && monotonic() < deadline { usleep(20_000) }
+            Glibc.kill(pid, SIGKILL)
+        }
+        removeTree(dir)
+    }
+
+    /// The shared server; the test fails (never skips) when there is none.
+    static func server() throws -> PulseServer {
+        let server = try shared.get()
+        try server.checkAlive()
+        return server
+    }
+
+    // MARK: scratch
+
+    /// A fresh temporary directory (mkdtemp), short enough for a socket path.
+    static func tempDir(_ tag: String) throws -> String {
+        var template = Array("/tmp/pm-live-\(tag)-XXXXXX".utf8CString)
+        guard let p = mkdtemp(&template) else { throw LiveSetupError("mkdtemp failed: \(String(cString: strerror(errno)))") }
+        return String(cString: p)
+    }
+
+    static func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
+}
+
+// MARK: - the private PulseAudio server
+
+/// A private PulseAudio daemon from scripts/pulse-private: null sink `vsink` (its monitor is
+/// the default source) and pipe source `pipesrc` fed through `fifo`.
+final class PulseServer: Sendable {
+    let dir: String
+    let address: String
+    let owned: Bool
+    var fifo: String { dir + "/src.fifo" }
+
+    init(dir: String, address: String, owned: Bool) {
+        self.dir = dir
+        self.address = address
+        self.owned = owned
+    }
+
+    /// Starts a server of our own in a new directory; a watchdog stops it and removes the
+    /// directory if this process dies without doing so.
+    static func startPrivate() throws -> PulseServer {
+        let dir = try Live.tempDir("pa")
+        let result = try run([Live.script, "start", dir], timeout: 20)
+        let address = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard result.status == 0, address.hasPrefix("unix:") else {
+            Live.removeTree(dir)
+            throw LiveSetupError("scripts/pulse-private start failed (status \(result.status)): \(result.stderr)")
+        }
+        startWatchdog(dir: dir)
+        return PulseServer(dir: dir, address: address, owned: true)
+    }
+
+    private static func startWatchdog(dir: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "while kill -0 \"$0\" 2>/dev/null; do sleep 1; done; \"$1\" stop \"$2\"; rm -rf \"$2\"",
+                       String(getpid()), Live.script, dir]
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try? runWithCleanSignalMask(p)
+    }
+
+    /// Fails when the daemon does not answer (`pactl info`).
+    func checkAlive() throws {
+        let r = try run(["pactl", "info"], env: ["PULSE_SERVER": address], timeout: 10)
+        guard r.status == 0 else {
+            throw LiveSetupError("the test PulseAudio server \(address) does not answer: \(r.stderr)")
+        }
+    }
+
+    var daemonPid: pid_t? {
+        guard let text = try? String(contentsOfFile: dir + "/pid", encoding: .utf8),
+              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+        return pid
+    }
+
+    /// Kills the daemon with SIGKILL (the server "dies") and waits until it is gone.
+    func kill9() throws {
+        guard owned else { throw LiveSetupError("refusing to kill a server this test did not start") }
+        guard let pid = daemonPid else { throw LiveSetupError("no pid file in \(dir)") }
+        Glibc.kill(pid, SIGKILL)
+        let deadline = monotonic() + 5
+        while Glibc.kill(pid, 0) == 0 && monotonic() < deadline { usleep(10_000) }
+    }
+
+    /// Starts the daemon again in the same directory (same socket path, a new FIFO).
+    func restart() throws {
+        let r = try run([Live.script, "start", dir], timeout: 20)
+        guard r.status == 0 else { throw LiveSetupError("restarting the server failed: \(r.stderr)") }
+    }
+
+    /// Stops the daemon (scripts/pulse-private stop) and, for our own, removes its directory.
+    func stop() {
+        _ = try? run([Live.script, "stop", dir], timeout: 15)
+        if owned { Live.removeTree(dir) }
+    }
+
+    var environment: [String: String] { ["PULSE_SERVER": address] }
+}
+
+// MARK: - subprocesses
+
+func monotonic() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Starts `process` the way a shell would: with no signals blocked. Foundation's Process
+/// (posix_spawn on the calling thread) passes on the calling thread's signal mask, and the
+/// test runner's worker threads block SIGINT, SIGTERM, SIGCHLD and more; a child started with
+/// those blocked would never see SIGTERM or Ctrl-C (and tmux's server would hang).
+func runWithCleanSignalMask(_ process: Process) throws {
+    var none = sigset_t()
+    sigemptyset(&none)
+    var old = sigset_t()
+    pthread_sigmask(SIG_SETMASK, &none, &old)
+    defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
+    try process.run()
+}
+
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs a command to completion (PATH lookup through /usr/bin/env), with a time limit.
+@discardableResult
+func run(_ args: [String], env: [String: String] = [:], timeout: Double = 30) throws -> RunResult {
+    let p = try Subprocess(args, env: env)
+    let out = p.readToEnd(timeout: timeout)
+    guard let status = p.wait(timeout: max(1, timeout - (monotonic() - p.started))) else {
+        p.kill()
+        throw LiveSetupError("\(args.joined(separator: " ")) did not finish within \(timeout) s")
+    }
+    return RunResult(status: status, stdout: out.map { $0 + "\n" }.joined(), stderr: p.stderrText)
+}
+
+/// A child process with its stdout read line by line on demand (so a test can stop reading,
+/// like a stalled consumer) and its stderr collected in the background.
+final class Subprocess: @unchecked Sendable {
+    let process = Process()
+    let started: Double
+    private(set) var stdoutFD: Int32
+    private var buffer: [UInt8] = []
+    private var head = 0  // start of the unread part of `buffer`
+    private(set) var sawEOF = false
+    private let stderrBox = StderrBox()
+
+    /// Filled by the stderr reader thread (which must not keep the Subprocess alive).
+    private final class StderrBox: Sendable {
+        let bytes = Mutex<[UInt8]>([])
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    /// Starts `args` (args[0] looked up on PATH unless it is a path). `env` entries override
+    /// this process's environment; a nil value removes the variable. `pipeSize` shrinks the
+    /// stdout pipe (F_SETPIPE_SZ) so a stalled reader blocks the writer sooner.
+    init(_ args: [String], env: [String: String?] = [:], pipeSize: Int32? = nil) throws {
+        var environment = ProcessInfo.processInfo.environment
+        for (k, v) in env { environment[k] = v }
+        if args[0].contains("/") {
+            process.executableURL = URL(fileURLWithPath: args[0])
+            process.arguments = Array(args.dropFirst())
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = args
+        }
+        process.environment = environment
+        var out: [Int32] = [0, 0], err: [Int32] = [0, 0]
+        guard pipe(&out) == 0, pipe(&err) == 0 else {
+            throw LiveSetupError("pipe: \(String(cString: strerror(errno)))")
+        }
+        // Our ends must not leak into other children (pipe2 is not exported to Swift here).
+        for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        if let pipeSize { _ = fcntl(out[0], 1031 /* F_SETPIPE_SZ */, pipeSize) }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle(fileDescriptor: out[1], closeOnDealloc: false)
+        process.standardError = FileHandle(fileDescriptor: err[1], closeOnDealloc: false)
+        started = monotonic()
+        do {
+            try runWithCleanSignalMask(process)
+        } catch {
+            for fd in out + err { close(fd) }
+            throw LiveSetupError("cannot run \(args): \(error)")
+        }
+        close(out[1])
+        close(err[1])
+        stdoutFD = out[0]
+        let errFD = err[0]
+        let t = Thread { [stderrBox] in
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(errFD, $0.baseAddress, 4096) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                stderrBox.bytes.withLock { $0 += chunk[0..<n] }
+            }
+            close(errFD)
+            stderrBox.done.signal()
+        }
+        t.start()
+    }
+
+    deinit {
+        kill()
+        if stdoutFD >= 0 { close(stdoutFD) }
+    }
+
+    var pid: pid_t { process.processIdentifier }
+    var isRunning: Bool { exitStatus() == nil }
+
+    /// The exit status (128+signal when killed by one), nil while it runs. Asks the kernel
+    /// (waitid with WNOWAIT, leaving the reaping to Foundation) rather than Process.isRunning:
+    /// Foundation learns of the exit through a socket the child inherits, which stays open
+    /// while a grandchild that kept it (tmux's server) lives on.
+    func exitStatus() -> Int32? {
+        var info = siginfo_t()
+        let r = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+        if r == 0 && info.si_signo == SIGCHLD {
+            let status = info._sifields._sigchld.si_status
+            return info.si_code == CLD_EXITED ? status : 128 + status
+        }
+        if r != 0 && errno == ECHILD, !process.isRunning {  // already reaped by Foundation
+            return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+        }
+        return nil
+    }
+
+    /// The next stdout line (without the newline); nil at end of file or after `timeout` s.
+    func readLine(timeout: Double) -> String? {
+        let deadline = monotonic() + timeout
+        while true {
+            if let nl = buffer[head...].firstIndex(of: 10) {
+                let line = String(decoding: buffer[head..<nl], as: UTF8.self)
+                head = nl + 1
+                if head > 65536 {
+                    buffer.removeSubrange(..<head)
+                    head = 0
+                }
+                return line
+            }
+            if sawEOF || stdoutFD < 0 { return nil }
+            let left = deadline - monotonic()
+            if left <= 0 { return nil }
+            var pfd = pollfd(fd: stdoutFD, events: Int16(POLLIN), revents: 0)
+            let r = poll(&pfd, 1, Int32(min(left, 1) * 1000) + 1)
+            if r <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { read(stdoutFD, $0.baseAddress, 65536) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { sawEOF = true; continue }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    /// Reads lines until one satisfies `predicate` (returned with everything before it).
+    func readLines(until predicate: (String) -> Bool, timeout: Double) -> (lines: [String], matched: Bool) {
+        let deadline = monotonic() + timeout
+        var lines: [String] = []
+        while let line = readLine(timeout: max(0, deadline - monotonic())) {
+            lines.append(line)
+            if predicate(line) { return (lines, true) }
+        }
+        return (lines, false)
+    }
+
+    /// Every remaining stdout line, until end of file or `timeout` s.
+    func readToEnd(timeout: Double) -> [String] {
+        let deadline = monotonic() + timeout
+        var lines: [String] = []
+        while let line = readLine(timeout: max(0, deadline - monotonic())) { lines.append(line) }
+        if sawEOF, head < buffer.count {  // a last line without newline (a test will flag it)
+            lines.append(String(decoding: buffer[head...], as: UTF8.self) + "<no newline>")
+            buffer.removeAll()
+            head = 0
+        }
+        return lines
+    }
+
+    /// Closes our end of stdout, as `head` does once it has enough.
+    func closeStdout() {
+        if stdoutFD >= 0 { close(stdoutFD) }
+        stdoutFD = -1
+    }
+
+    func signal(_ sig: Int32) { Glibc.kill(pid, sig) }
+
+    /// The exit status, or 128+signal when killed by one; nil if still running after `timeout` s.
+    func wait(timeout: Double) -> Int32? {
+        let deadline = monotonic() + timeout
+        while true {
+            if let status = exitStatus() { return status }
+            if monotonic() > deadline { return nil }
+            usleep(5_000)
+        }
+    }
+
+    /// Kills the process (SIGKILL) if it still runs.
+    func kill() {
+        if isRunning {
+            Glibc.kill(pid, SIGKILL)
+            _ = wait(timeout: 5)
+        }
+    }
+
+    /// Everything written on stderr (waits up to 2 s for it to be closed).
+    var stderrText: String {
+        if stderrBox.done.wait(timeout: .now() + 2) == .success { stderrBox.done.signal() }
+        return stderrBox.bytes.withLock { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+/// pulsemeter with the given arguments, talking to `server`.
+func pulsemeter(_ args: [String], server: PulseServer?, env: [String: String?] = [:],
+                pipeSize: Int32? = nil) throws -> Subprocess {
+    var e: [String: String?] = ["PULSE_SERVER": server?.address, "NO_COLOR": nil]
+    for (k, v) in env { e[k] = v }
+    return try Subprocess([try Live.bin()] + args, env: e, pipeSize: pipeSize)
+}
+
+// MARK: - NDJSON
+
+/// One parsed NDJSON line.
+struct JSONLine: @unchecked Sendable {
+    let raw: String
+    let object: [String: Any]
+
+    init(_ raw: String) throws {
+        self.raw = raw
+        guard let data = raw.data(using: .utf8),
+              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw LiveSetupError("stdout line is not a JSON object: \(raw.prefix(300))")
+        }
+        object = obj
+    }
+
+    var type: String { object["type"] as? String ?? "" }
+    func int(_ key: String) -> Int? { (object[key] as? NSNumber)?.intValue }
+    func double(_ key: String) -> Double? { (object[key] as? NSNumber)?.doubleValue }
+    func doubles(_ key: String) -> [Double]? { (object[key] as? [NSNumber])?.map(\.doubleValue) }
+    func string(_ key: String) -> String? { object[key] as? String }
+}
+
+func parseLines(_ lines: [String]) throws -> [JSONLine] { try lines.map(JSONLine.init) }
+
+// MARK: - signals and the FIFO
+
+/// Deterministic stereo s16 test signals: per channel a sine plus noise, distinct per seed
+/// and per channel, so a missing or doubled chunk cannot go unnoticed.
+enum TestSignal {
+    static func sample(seed: UInt64, frame: Int, channel: Int) -> Int16 {
+        let f = [440.0, 1000.0][channel] + Double(seed % 17) * 31
+        let amp = [9000.0, 6000.0][channel] * (1 + Double(seed % 3) * 0.25)
+        var z = seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(frame * 2 + channel)
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        let noise = Double(Int64(z % 6001) - 3000)
+        let v = amp * sin(2 * Double.pi * f * Double(frame) / Double(Live.rate)) + noise
+        return Int16(max(-32768, min(32767, v.rounded())))
+    }
+
+    /// `frames` interleaved stereo frames starting at frame `start`.
+    static func make(frames: Int, seed: UInt64, start: Int = 0) -> [Int16] {
+        var out = [Int16](repeating: 0, count: frames * 2)
+        for i in 0..<frames {
+            out[2 * i] = sample(seed: seed, frame: start + i, channel: 0)
+            out[2 * i + 1] = sample(seed: seed, frame: start + i, channel: 1)
+        }
+        return out
+    }
+}
+
+/// The pipe source's FIFO.
+enum Fifo {
+    /// Reads away anything left in the FIFO (the pipe source reads only while a record stream
+    /// is connected, so a previous test's leftovers would otherwise reach the next recording).
+    @discardableResult
+    static func drain(_ path: String) -> Int {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var total = 0
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, 65536) }
+            if n <= 0 { break }
+            total += n
+        }
+        return total
+    }
+
+    /// Bytes waiting in the FIFO (FIONREAD).
+    static func pending(fd: Int32) -> Int {
+        var n: Int32 = 0
+        return ioctl(fd, UInt(FIONREAD), &n) == 0 ? Int(n) : 0
+    }
+}
+
+/// Writes PCM into the pipe source's FIFO on its own thread, at `speed` times real time (nil:
+/// as fast as the FIFO takes it), in 10 ms chunks; stops early on `stop()`. When done it
+/// waits until the pipe source has read everything from the FIFO.
+final class FifoFeeder: @unchecked Sendable {
+    let path: String
+    let samples: [Int16]
+    let speed: Double?
+    private let stopFlag = Atomic<Bool>(false)
+    private let written = Atomic<Int>(0)
+    private let finished = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+    private let failure = Mutex<String?>(nil)
+
+    init(path: String, samples: [Int16], speed: Double?) {
+        self.path = path
+        self.samples = samples
+        self.speed = speed
+    }
+
+    /// Frames written into the FIFO so far.
+    var framesWritten: Int { written.load(ordering: .acquiring) / 2 }
+    var isFinished: Bool { finished.load(ordering: .acquiring) }
+    var error: String? { failure.withLock { $0 } }
+
+    func start() {
+        let t = Thread { [self] in feed() }
+        t.name = "fifo-feeder"
+        t.start()
+    }
+
+    func stop() { stopFlag.store(true, ordering: .releasing) }
+
+    /// True when the feeder finished (everything written and read by the server) in time.
+    @discardableResult
+    func wait(timeout: Double) -> Bool {
+        let ok = done.wait(timeout: .now() + timeout) == .success
+        if ok { done.signal() }
+        return ok && isFinished
+    }
+
+    /// Stops the feeder and waits for its thread to leave.
+    func stopAndJoin() {
+        stop()
+        if done.wait(timeout: .now() + 5) == .success { done.signal() }
+    }
+
+    private func feed() {
+        defer { done.signal() }
+        let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            failure.withLock { $0 = "cannot open \(path): \(String(cString: strerror(errno)))" }
+            return
+        }
+        defer { close(fd) }
+        let chunk = 480 * 2  // 10 ms of stereo
+        let t0 = monotonic()
+        var off = 0
+        samples.withUnsafeBytes { raw in
+            while off < samples.count && !stopFlag.load(ordering: .acquiring) {
+                let n = min(chunk, samples.count - off)
+                if let speed {
+                    let due = t0 + Double(off / 2) / (Double(Live.rate) * speed)
+                    let wait = due - monotonic()
+                    if wait > 0 { usleep(UInt32(wait * 1e6)) }
+                }
+                var byte = off * 2
+                let end = (off + n) * 2
+                while byte < end && !stopFlag.load(ordering: .acquiring) {
+                    var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    if poll(&pfd, 1, 50) <= 0 { continue }
+                    let w = Glibc.write(fd, raw.baseAddress! + byte, end - byte)
+                    if w > 0 {
+                        byte += w
+                        written.store(byte / 2, ordering: .releasing)
+                    } else if w < 0 && errno != EAGAIN && errno != EINTR {
+                        failure.withLock { $0 = "write to \(path): \(String(cString: strerror(errno)))" }
+                        return
+                    }
+                }
+                off = byte / 2
+            }
+        }
+        // Let the pipe source take everything before calling it done.
+        while !stopFlag.load(ordering: .acquiring) && Fifo.pending(fd: fd) > 0 { usleep(2_000) }
+        if off >= samples.count { finished.store(true, ordering: .releasing) }
+    }
+}
+
+// MARK: - files
+
+extension [Int16] {
+    var bytes: [UInt8] { withUnsafeBytes { [UInt8]($0) } }
+}
+
+/// Writes interleaved s16le PCM to `path`.
+func writeRaw(_ samples: [Int16], to path: String) throws {
+    try Data(samples.bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// Writes interleaved stereo s16 as a WAV file with sox (independent of the code under test).
+func writeWav(_ samples: [Int16], to path: String) throws {
+    let raw = path + ".raw"
+    try writeRaw(samples, to: raw)
+    defer { unlink(raw) }
+    let r = try run(["sox", "-t", "raw", "-r", "48000", "-e", "signed-integer", "-b", "16", "-c", "2", "-L", raw, path])
+    guard r.status == 0 else { throw LiveSetupError("sox could not write \(path): \(r.stderr)") }
+}
+
+/// The file's samples as decoded by sox (s16, no dither).
+func decodeWithSox(_ path: String) throws -> [Int16] {
+    let out = path + ".sox.raw"
+    defer { unlink(out) }
+    let r = try run(["sox", "-V1", "-D", path, "-t", "raw", "-e", "signed-integer", "-b", "16", "-L", out], timeout: 120)
+    guard r.status == 0 else { throw LiveSetupError("sox cannot read \(path): \(r.stderr)") }
+    let data = try Data(contentsOf: URL(fileURLWithPath: out))
+    return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+}
+
+/// What Python's `wave` module reads from a WAV file, and whether its sample bytes equal the
+/// first frames of `expected` (written to a scratch file for the comparison).
+struct PythonWave {
+    var channels: Int
+    var sampleWidth: Int
+    var rate: Int
+    var frames: Int
+    var matchesExpectedPrefix: Bool
+}
+
+func readWithPythonWave(_ path: String, expected: [Int16]) throws -> PythonWave {
+    let exp = path + ".expected.raw"
+    try writeRaw(expected, to: exp)
+    defer { unlink(exp) }
+    let script = """
+    import sys, wave
+    w = wave.open(sys.argv[1], 'rb')
+    n = w.getnframes()
+    d = w.readframes(n)
+    assert len(d) == n * w.getnchannels() * w.getsampwidth(), 'short data'
+    e = open(sys.argv[2], 'rb').read()
+    print(w.getnchannels(), w.getsampwidth(), w.getframerate(), n, int(e[:len(d)] == d and len(e) >= len(d)))
+    """
+    let r = try run(["python3", "-c", script, path, exp], timeout: 60)
+    let f = r.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    guard r.status == 0, f.count == 5 else { throw LiveSetupError("Python's wave cannot read \(path): \(r.stderr)") }
+    return PythonWave(channels: f[0], sampleWidth: f[1], rate: f[2], frames: f[3], matchesExpectedPrefix: f[4] == 1)
+}
+
+/// sox's idea of the frame count (`soxi -s`).
+func soxFrames(_ path: String) throws -> Int {
+    let r = try run(["soxi", "-s", path])
+    guard r.status == 0, let n = Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        throw LiveSetupError("soxi cannot read \(path): \(r.stderr)")
+    }
+    return n
+}
+
+/// nil when `actual` equals `expected`; otherwise where and how they differ (short).
+func sampleMismatch(_ actual: [Int16], _ expected: [Int16]) -> String? {
+    if actual == expected { return nil }
+    let n = Swift.min(actual.count, expected.count)
+    var i = 0
+    while i < n && actual[i] == expected[i] { i += 1 }
+    let frame = i / 2
+    if i == n {
+        return "the first \(n / 2) frames agree, but the file has \(actual.count / 2) frames and the input \(expected.count / 2)"
+    }
+    // A shifted copy means frames were lost or doubled; report the offset if one is found.
+    var shift = ""
+    for d in -4800...4800 where d != 0 {
+        let j = i + d * 2
+        if j >= 0, j + 64 <= expected.count, i + 64 <= actual.count,
+           Array(actual[i..<(i + 64)]) == Array(expected[j..<(j + 64)]) {
+            shift = "; the file continues with the input shifted by \(d) frames (\(d > 0 ? "missing" : "doubled"))"
+            break
+        }
+    }
+    return "first difference at frame \(frame) (file \(actual.count / 2) frames, input \(expected.count / 2))\(shift)"
+}
+
+/// VmRSS of a process in kB (/proc/PID/status).
+func residentKB(_ pid: pid_t) -> Int? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        return fields.count > 1 ? Int(fields[1]) : nil
+    }
+    return nil
+}

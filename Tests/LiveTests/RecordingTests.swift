@@ -1,0 +1,259 @@
+import Foundation
+import Glibc
+import Testing
+
+extension LiveSuite {
+    /// Issue 3 and 4: what enters the pipe source reaches the file bit for bit, whatever the
+    /// meter output does and however the run stops.
+    @Suite("recording from the pipe source")
+    struct Recording {
+        @Test("record: the file holds the fed samples bit for bit, none missing, none doubled",
+              arguments: ["wav", "flac"])
+        func bitExact(container: String) throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("rec")
+            defer { Live.removeTree(dir) }
+            let frames = 120_000  // 2.5 s
+            let input = TestSignal.make(frames: frames, seed: container == "wav" ? 1 : 2)
+            let file = dir + "/x." + container
+            let (p, start) = try LiveSuite.startRecording(file, ["--duration", "2.5"], server: server)
+            #expect(start.string("source") == "pipesrc")
+            #expect(start.int("rate") == 48000 && start.int("channels") == 2)
+            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: nil)
+            feeder.start()
+            defer {
+                feeder.stopAndJoin()
+                Fifo.drain(server.fifo)
+            }
+            let lines = try parseLines(p.readToEnd(timeout: 30))
+            let status = p.wait(timeout: 5)
+            #expect(status == 0, "stderr: \(p.stderrText)")
+            #expect(p.stderrText == "")
+            #expect(feeder.wait(timeout: 5), "the pipe source did not take all the input: \(feeder.error ?? "")")
+
+            let end = try #require(lines.last)
+            #expect(end.type == "end")
+            #expect(end.int("pos") == frames)
+            #expect(end.int("recorded_frames") == frames)
+            #expect(end.string("file") == file)
+            #expect(end.int("dropped") == 0)
+            let frameLines = lines.filter { $0.type == "frame" }
+            #expect(frameLines.count == frames / 1600 + (frames % 1600 > 0 ? 1 : 0))
+            #expect(LiveSuite.positionProblems(frameLines, hop: 1600, endPos: frames) == [])
+
+            let recorded = try decodeWithSox(file)
+            #expect(sampleMismatch(recorded, input) == nil)
+            #expect(try soxFrames(file) == frames)
+            let type = try run(["soxi", "-t", file]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(type == container, "the container should follow the extension")
+            if container == "wav" {
+                let w = try readWithPythonWave(file, expected: input)
+                #expect(w.channels == 2 && w.sampleWidth == 2 && w.rate == 48000)
+                #expect(w.frames == frames)
+                #expect(w.matchesExpectedPrefix)
+            }
+        }
+
+        @Test("live frames equal analyze's frames for the same samples (--bands 16)")
+        func liveEqualsAnalyze() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("eq")
+            defer { Live.removeTree(dir) }
+            let frames = 96_000 + 700  // 2 s and a partial hop
+            let input = TestSignal.make(frames: frames, seed: 3)
+            let file = dir + "/live.wav"
+            let seconds = String(Double(frames) / 48000)
+            let (p, liveStart) = try LiveSuite.startRecording(file, ["--duration", seconds, "--bands", "16"], server: server)
+            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 4)
+            feeder.start()
+            defer {
+                feeder.stopAndJoin()
+                Fifo.drain(server.fifo)
+            }
+            let live = try parseLines(p.readToEnd(timeout: 30))
+            #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+            let liveEnd = try #require(live.last)
+            #expect(liveEnd.type == "end")
+            #expect(liveEnd.int("dropped") == 0, "a dropped hop would make the comparison meaningless")
+
+            // The same samples through `analyze`, from a WAV file sox wrote.
+            let wav = dir + "/input.wav"
+            try writeWav(input, to: wav)
+            let a = try pulsemeter(["analyze", wav, "--bands", "16", "-f", "ndjson"], server: nil)
+            let analyzed = try parseLines(a.readToEnd(timeout: 30))
+            #expect(a.wait(timeout: 5) == 0, "stderr: \(a.stderrText)")
+            let fileStart = try #require(analyzed.first)
+
+            for key in ["hop", "window", "fft_size", "rate", "channels"] {
+                #expect(liveStart.int(key) == fileStart.int(key), "start line \(key)")
+            }
+            #expect((liveStart.object["bands_hz"] as? NSArray) == (fileStart.object["bands_hz"] as? NSArray))
+
+            let liveFrames = live.filter { $0.type == "frame" }
+            let fileFrames = analyzed.filter { $0.type == "frame" }
+            #expect(liveFrames.count == fileFrames.count)
+            #expect(liveFrames.count == 61)
+            #expect(liveFrames.allSatisfy { $0.double("ts") != nil }, "live frames carry ts")
+            var differences: [String] = []
+            for (l, f) in zip(liveFrames, fileFrames) {
+                var lo = l.object, fo = f.object
+                lo["ts"] = nil
+                fo["ts"] = nil
+                if !(lo as NSDictionary).isEqual(to: fo) { differences.append("live \(l.raw)\n  analyze \(f.raw)") }
+                if differences.count >= 3 { break }
+            }
+            #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+            let fileEnd = try #require(analyzed.last)
+            #expect(liveEnd.int("pos") == fileEnd.int("pos"))
+            #expect(liveEnd.doubles("rms_db") == fileEnd.doubles("rms_db"))
+            #expect(liveEnd.doubles("peak_db") == fileEnd.doubles("peak_db"))
+            #expect(sampleMismatch(try decodeWithSox(file), input) == nil)
+        }
+
+        @Test("a reader that stops reading for 3 s costs the recording nothing")
+        func stalledReader() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("stall")
+            defer { Live.removeTree(dir) }
+            let frames = 6 * 48000
+            let input = TestSignal.make(frames: frames, seed: 4)
+            let file = dir + "/x.wav"
+            // 1000 meter frames per second with 32 bands: far more output than the 4 KiB pipe
+            // holds, so the meter blocks on stdout within milliseconds.
+            let (p, start) = try LiveSuite.startRecording(
+                file, ["--duration", "6", "--fps", "1000", "--bands", "32"], server: server, pipeSize: 4096)
+            let hop = try #require(start.int("hop"))
+            #expect(hop == 48)
+            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: nil)
+            feeder.start()
+            defer {
+                feeder.stopAndJoin()
+                Fifo.drain(server.fifo)
+            }
+            // Not reading stdout: the recording must still complete meanwhile.
+            var recordedWhileStalled = 0
+            let stallEnd = monotonic() + 3
+            while monotonic() < stallEnd {
+                usleep(250_000)
+                if let n = try? soxFrames(file) { recordedWhileStalled = n }
+            }
+            #expect(p.isRunning, "the meter should still be blocked on its unread stdout")
+            #expect(recordedWhileStalled == frames, "the recorder must not wait for the meter's reader")
+
+            let lines = try parseLines(p.readToEnd(timeout: 60))
+            #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+            #expect(p.stderrText == "")
+            let end = try #require(lines.last)
+            #expect(end.type == "end")
+            #expect(end.int("pos") == frames)
+            #expect(end.int("recorded_frames") == frames)
+            let dropped = try #require(end.int("dropped"))
+            #expect(dropped >= 0 && dropped < frames)
+            let frameLines = lines.filter { $0.type == "frame" }
+            #expect(LiveSuite.positionProblems(frameLines, hop: hop, endPos: frames) == [])
+            // Every frame that was analysed is in some meter frame.
+            #expect(frameLines.count * hop >= frames - dropped)
+            #expect(sampleMismatch(try decodeWithSox(file), input) == nil)
+            print("live tests: stalled reader: dropped \(dropped) of \(frames) frames, \(frameLines.count) meter frames")
+        }
+
+        @Test("`record … | head -n 5`: exit 0, nothing on stderr, a valid file")
+        func readerGoesAway() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("head")
+            defer { Live.removeTree(dir) }
+            let input = TestSignal.make(frames: 4 * 48000, seed: 7)
+            let file = dir + "/x.wav"
+            let (p, _) = try LiveSuite.startRecording(file, [], server: server)
+            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 1)
+            feeder.start()
+            defer {
+                feeder.stopAndJoin()
+                Fifo.drain(server.fifo)
+            }
+            var got = 1
+            while got < 5, p.readLine(timeout: 10) != nil { got += 1 }
+            #expect(got == 5)
+            p.closeStdout()  // what head does after its 5 lines
+            let closed = monotonic()
+            let status = p.wait(timeout: 5)
+            #expect(status == 0)
+            #expect(monotonic() - closed < 3, "pulsemeter should notice the closed pipe at its next frame")
+            #expect(p.stderrText == "")
+            let w = try readWithPythonWave(file, expected: input)
+            #expect(w.channels == 2 && w.rate == 48000 && w.sampleWidth == 2)
+            #expect(w.frames >= 4 * 1600, "the frames metered before head left are recorded")
+            #expect(w.matchesExpectedPrefix)
+            #expect(try soxFrames(file) == w.frames)
+        }
+
+        @Test("SIGKILL while recording: the file is readable and lacks at most the last second")
+        func sigkill() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("kill")
+            defer { Live.removeTree(dir) }
+            let input = TestSignal.make(frames: 4 * 48000, seed: 8)
+            let file = dir + "/x.wav"
+            let (p, _) = try LiveSuite.startRecording(file, [], server: server)
+            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 1)
+            feeder.start()
+            defer {
+                feeder.stopAndJoin()
+                Fifo.drain(server.fifo)
+            }
+            // Up to ~2 s of audio, in real time, then SIGKILL.
+            let (lines, reached) = try LiveSuite.readUntil(pos: 96_000, p, timeout: 15)
+            #expect(reached)
+            let metered = lines.last?.int("pos") ?? 0
+            p.signal(SIGKILL)
+            #expect(p.wait(timeout: 5) == 128 + SIGKILL)
+            let fed = feeder.framesWritten
+
+            let w = try readWithPythonWave(file, expected: input)
+            #expect(w.channels == 2 && w.rate == 48000 && w.sampleWidth == 2)
+            #expect(w.matchesExpectedPrefix, "the file must be a bit-exact prefix of the input")
+            #expect(w.frames >= metered - 48000, "at most the last second may be missing (file \(w.frames), metered \(metered))")
+            #expect(w.frames <= fed)
+            let soxSamples = try decodeWithSox(file)
+            #expect(soxSamples.count / 2 == w.frames)
+            #expect(sampleMismatch(soxSamples, Array(input.prefix(soxSamples.count))) == nil)
+        }
+
+        @Test("SIGTERM and SIGINT while recording: exit 0, end line, a complete file",
+              arguments: [SIGTERM, SIGINT])
+        func stopSignal(sig: Int32) throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("sig")
+            defer { Live.removeTree(dir) }
+            let input = TestSignal.make(frames: 3 * 48000, seed: UInt64(10 + sig))
+            let file = dir + "/x.wav"
+            let (p, _) = try LiveSuite.startRecording(file, [], server: server)
+            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 1)
+            feeder.start()
+            defer {
+                feeder.stopAndJoin()
+                Fifo.drain(server.fifo)
+            }
+            let (_, reached) = try LiveSuite.readUntil(pos: 48_000, p, timeout: 15)
+            #expect(reached)
+            p.signal(sig)
+            let signalled = monotonic()
+            let rest = try parseLines(p.readToEnd(timeout: 10))
+            let status = p.wait(timeout: 5)
+            #expect(status == 0)
+            #expect(monotonic() - signalled < 3)
+            #expect(p.stderrText == "")
+            let end = try #require(rest.last)
+            #expect(end.type == "end")
+            let recorded = try #require(end.int("recorded_frames"))
+            #expect(end.int("pos") == recorded, "every captured frame is recorded")
+            #expect(recorded >= 48_000)
+            let w = try readWithPythonWave(file, expected: input)
+            #expect(w.frames == recorded)
+            #expect(w.matchesExpectedPrefix)
+            let samples = try decodeWithSox(file)
+            #expect(samples.count / 2 == recorded)
+            #expect(sampleMismatch(samples, Array(input.prefix(samples.count))) == nil)
+        }
+    }
+}
