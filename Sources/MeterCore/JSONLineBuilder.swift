@@ -123,7 +123,7 @@ public final class JSONLineBuilder {
     /// A finite number with at most `decimals` (0...6) digits after the point, trailing zeros
     /// dropped but one (`-20.0`); never `-0.0`.
     public func number(_ v: Double, decimals: Int) {
-        reserve(32)
+        reserve(48)
         guard v.isFinite, abs(v) < 9e12 else {
             // Never expected: callers bound their values. Keep the line valid JSON anyway.
             storage[count] = UInt8(ascii: "0")
@@ -142,16 +142,36 @@ public final class JSONLineBuilder {
             storage[i] = UInt8(ascii: "-")
             i += 1
         }
+        // All digits in one pass, least significant first, into the tail of the reserved
+        // space: at least decimals + 1 of them, so there is an integer part.
         let m = units.magnitude
-        var frac = m % p
-        var digits = decimals
-        while digits > 1 && frac % 10 == 0 {
-            frac /= 10
-            digits -= 1
-        }
-        i = Self.writeDigits(m / p, minDigits: 1, into: storage, at: i)
+        let tail = storage + i + 24   // 24 > 19 digits + '.'; reserve(32) covers it
+        var n = 0
+        var x = m
+        repeat {
+            let q = x / 10
+            tail[-1 - n] = UInt8(truncatingIfNeeded: x &- q &* 10) &+ 48
+            x = q
+            n += 1
+        } while x > 0 || n <= decimals
+        let first = tail - n
+        let intDigits = n - decimals
+        (storage + i).update(from: first, count: intDigits)
+        i += intDigits
         storage[i] = UInt8(ascii: ".")
-        count = Self.writeDigits(frac, minDigits: max(1, digits), into: storage, at: i + 1)
+        i += 1
+        // The fraction without trailing zeros, one digit at least.
+        var fracDigits = decimals
+        while fracDigits > 1 && first[intDigits + fracDigits - 1] == UInt8(ascii: "0") { fracDigits -= 1 }
+        if fracDigits == 0 {
+            storage[i] = UInt8(ascii: "0")
+            i += 1
+        } else {
+            // update(from:) handles the overlap (the digits sit just after the destination).
+            (storage + i).update(from: first + intDigits, count: fracDigits)
+            i += fracDigits
+        }
+        count = i
     }
 
     /// `"name":`, preceded by a comma unless it opens the object.

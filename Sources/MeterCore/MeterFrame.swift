@@ -7,6 +7,9 @@ public struct MeterFrame: Sendable, Equatable {
     public var peakDb: [Double]
     /// Band levels; nil when bands are off.
     public var bandsDb: [Double]?
+    /// With `MeterPipeline.deferBands`: the windowed transform input, until `DeferredBands`
+    /// turns it into `bandsDb`. Never reaches a sink.
+    public var pendingSpectrum: [Float]?
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil) {
         self.pos = pos

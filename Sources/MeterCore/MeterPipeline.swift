@@ -22,6 +22,9 @@ public final class MeterPipeline {
     private let monoCapacity = 4096
     private var frame: MeterFrame
     private let clock: (() -> Double)?
+    /// Leave each frame's band computation to a `DeferredBands` downstream (files: it then
+    /// runs on the output thread); frames carry `pendingSpectrum` instead of `bandsDb`.
+    public var deferBands = false
 
     /// - Parameters:
     ///   - transform: the FFT for bands (required when settings.bands > 0).
@@ -168,7 +171,16 @@ public final class MeterPipeline {
             totalPeak[c] = max(totalPeak[c], hopPeak[c])
             hopPeak[c] = 0
         }
-        if let spectrum { spectrum.bandLevels(into: &frame.bandsDb!) }
+        if let spectrum {
+            if deferBands {
+                frame.pendingSpectrum = Array(unsafeUninitializedCapacity: spectrum.fftSize) { buf, n in
+                    spectrum.windowedHistory(into: buf.baseAddress!)
+                    n = spectrum.fftSize
+                }
+            } else {
+                spectrum.bandLevels(into: &frame.bandsDb!)
+            }
+        }
         hopFill = 0
         try emit(frame)
     }

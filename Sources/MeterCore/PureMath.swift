@@ -24,19 +24,18 @@ public enum PureMath {
         }
         // ln(m) = 2 * atanh(s) = 2 * (s + s^3/3 + s^5/5 + ...), s = (m - 1) / (m + 1),
         // |s| <= 0.1716 so s^2 <= 0.0295: ten terms leave a relative error below 1e-16.
+        // The polynomial in s^2 is evaluated by Estrin's scheme (pairs, then powers s^4, s^8)
+        // rather than Horner's: the same accuracy, a third of the dependent multiply-adds.
         let s = (m - 1) / (m + 1)
         let s2 = s * s
-        let series = 1.0 / 19
-        var sum = series
-        sum = sum * s2 + 1.0 / 17
-        sum = sum * s2 + 1.0 / 15
-        sum = sum * s2 + 1.0 / 13
-        sum = sum * s2 + 1.0 / 11
-        sum = sum * s2 + 1.0 / 9
-        sum = sum * s2 + 1.0 / 7
-        sum = sum * s2 + 1.0 / 5
-        sum = sum * s2 + 1.0 / 3
-        sum = sum * s2 + 1
+        let s4 = s2 * s2
+        let s8 = s4 * s4
+        let p01 = 1 + s2 * (1.0 / 3)
+        let p23 = 1.0 / 5 + s2 * (1.0 / 7)
+        let p45 = 1.0 / 9 + s2 * (1.0 / 11)
+        let p67 = 1.0 / 13 + s2 * (1.0 / 15)
+        let p89 = 1.0 / 17 + s2 * (1.0 / 19)
+        let sum = (p01 + s4 * p23) + s8 * ((p45 + s4 * p67) + s8 * p89)
         return e * ln2 + 2 * s * sum
     }
 

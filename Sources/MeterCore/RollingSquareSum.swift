@@ -104,7 +104,8 @@ public final class RollingSquareSum {
             lo.replace(with: v, where: v .< lo)
             k += 8
         }
-        peak = max(peak, max(hi.max(), -lo.min()))
+        // Lane reductions by hand: the generic SIMD min()/max() are not inlined.
+        for j in 0..<8 { peak = max(peak, max(hi[j], -lo[j])) }
         while k < n {
             let x = p[k]
             acc[(count + k) & 7] += x * x

@@ -9,6 +9,12 @@ public protocol SampleBlockSource: AnyObject {
     func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int
 }
 
+/// A source that lends its own blocks instead of copying into the caller's buffer.
+public protocol BlockLendingSource: SampleBlockSource {
+    /// Calls `body` with the next block of interleaved frames; false at the end.
+    func withNextBlock(_ body: (UnsafePointer<Float>, _ frames: Int) throws -> Void) throws -> Bool
+}
+
 /// Thrown by a sink whose reader went away (a closed pipe): the run stops quietly, exit 0.
 public struct OutputClosed: Error {
     public init() {}
@@ -21,6 +27,10 @@ extension MeterPipeline {
     public func run(source: any SampleBlockSource, sink: any FrameSink, blockFrames: Int = 16384,
                     shouldStop: () -> Bool = { false }) throws -> StreamSummary {
         try sink.start(streamInfo(source: source.name))
+        if let lender = source as? any BlockLendingSource {
+            while try !shouldStop() && lender.withNextBlock({ block, n in try process(block, frames: n) { try sink.frame($0) } }) {}
+            return try finishRun(sink: sink)
+        }
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * source.channels)
         defer { buffer.deallocate() }
         while !shouldStop() {
@@ -28,6 +38,10 @@ extension MeterPipeline {
             if n == 0 { break }
             try process(buffer, frames: n) { try sink.frame($0) }
         }
+        return try finishRun(sink: sink)
+    }
+
+    private func finishRun(sink: any FrameSink) throws -> StreamSummary {
         try finish { try sink.frame($0) }
         let s = summary()
         try sink.end(s)

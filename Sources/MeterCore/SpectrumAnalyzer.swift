@@ -73,16 +73,47 @@ public final class SpectrumAnalyzer {
 
     /// Computes the band levels in dB into `bandsDb` (count = layout.count).
     public func bandLevels(into bandsDb: inout [Double]) {
+        windowedHistory(into: scratch)
+        bandLevels(windowed: scratch, into: &bandsDb)
+    }
+
+    /// The last `fftSize` mono samples, oldest first, times the Hann window: the transform's
+    /// input. Taken at a frame so the transform can run later, elsewhere (`DeferredBands`).
+    public func windowedHistory(into out: UnsafeMutablePointer<Float>) {
         let n = fftSize
         let start = written % n  // oldest sample
         // Unroll the ring oldest-first in two contiguous runs, applying the window.
         let firstRun = n - start
-        Self.multiply(history + start, window, into: scratch, count: firstRun)
-        Self.multiply(history, window + firstRun, into: scratch + firstRun, count: start)
-        transform.bandEnergies(scratch, edges: layout.edgeBins, into: bandSums)
+        Self.multiply(history + start, window, into: out, count: firstRun)
+        Self.multiply(history, window + firstRun, into: out + firstRun, count: start)
+    }
+
+    /// Band levels in dB of an already windowed block (`windowedHistory`).
+    public func bandLevels(windowed: UnsafePointer<Float>, into bandsDb: inout [Double]) {
+        transform.bandEnergies(windowed, edges: layout.edgeBins, into: bandSums)
         for b in 0..<layout.count {
             let sum = bandSums[b]
             bandsDb[b] = Decibels.fromPower(sum * scale)
         }
+    }
+}
+
+/// Computes a frame's bands away from the analysis thread: the pipeline (with `deferBands`)
+/// leaves the windowed input in `MeterFrame.pendingSpectrum`; `complete` fills `bandsDb` with
+/// exactly what the pipeline would have computed (same layout, window and scaling; its own
+/// transform, so it may run on another thread).
+public final class DeferredBands {
+    private let analyzer: SpectrumAnalyzer
+
+    public init(settings: MeterSettings, transform: any PowerSpectrumTransform) throws(PulsemeterError) {
+        analyzer = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform)
+    }
+
+    public func complete(_ frame: inout MeterFrame) {
+        guard let input = frame.pendingSpectrum else { return }
+        frame.pendingSpectrum = nil
+        var bands = frame.bandsDb ?? Array(repeating: Decibels.floor, count: analyzer.layout.count)
+        input.withUnsafeBufferPointer { analyzer.bandLevels(windowed: $0.baseAddress!, into: &bands) }
+        frame.bandsDb = bands
     }
 }

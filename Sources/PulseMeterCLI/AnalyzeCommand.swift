@@ -42,8 +42,17 @@ enum AnalyzeCommand {
         let pipeline = try MeterPipeline(settings: settings,
                                          transform: settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil)
         let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
+        // Two cores: decoding on one thread, levels on this one, band transforms, encoding and
+        // output on a third (the same computations, scheduled apart).
+        let readAhead = ReadAheadSource(limited)
+        defer { readAhead.stop() }
+        var deferred: DeferredBands?
+        if settings.bands > 0 {
+            deferred = try DeferredBands(settings: settings, transform: FFTWPowerSpectrum(size: settings.fftSize))
+            pipeline.deferBands = true
+        }
         do {
-            try pipeline.run(source: limited, sink: sink, shouldStop: { Signals.stopRequested })
+            try pipeline.run(source: readAhead, sink: BackgroundSink(sink, bands: deferred), shouldStop: { Signals.stopRequested })
         } catch is OutputClosed {
             return 0
         }

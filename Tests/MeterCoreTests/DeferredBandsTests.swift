@@ -1,0 +1,33 @@
+import Testing
+@testable import MeterCore
+
+/// Bands computed later (`deferBands` + `DeferredBands`) are exactly the bands computed inline.
+@Suite struct DeferredBandsTests {
+    @Test func deferredEqualsInline() throws {
+        let settings = MeterSettings(rate: 48000, channels: 2, fps: 30, windowMs: 50, bands: 12, fftSize: 1024)
+        let samples = ChunkingIndependenceTests.noise(frames: 30000, channels: 2, seed: 5)
+        let inline = try ChunkingIndependenceTests.run(samples, channels: 2, blocks: [4096], bands: 12)
+
+        let pipeline = try MeterPipeline(settings: settings, transform: ReferenceFFT(size: 1024))
+        pipeline.deferBands = true
+        let later = try DeferredBands(settings: settings, transform: ReferenceFFT(size: 1024))
+        let sink = CollectingSink()
+        final class Completing: FrameSink {
+            let inner: CollectingSink, bands: DeferredBands
+            init(_ inner: CollectingSink, _ bands: DeferredBands) { self.inner = inner; self.bands = bands }
+            func start(_ info: StreamInfo) throws { try inner.start(info) }
+            func frame(_ frame: MeterFrame) throws {
+                #expect(frame.pendingSpectrum?.count == 1024)
+                var f = frame
+                bands.complete(&f)
+                #expect(f.pendingSpectrum == nil)
+                try inner.frame(f)
+            }
+            func end(_ summary: StreamSummary) throws { try inner.end(summary) }
+        }
+        try pipeline.run(source: ArraySource(rate: 48000, channels: 2, samples: samples, blockSizes: [4096]),
+                         sink: Completing(sink, later))
+        #expect(sink.frames == inline.frames)
+        #expect(sink.summary == inline.end)
+    }
+}

@@ -1,0 +1,77 @@
+import Testing
+@testable import MeterCore
+@testable import MeterIO
+
+/// ReadAheadSource and BackgroundSink (analyze's two extra threads): nothing lost, nothing
+/// reordered, errors from either side reach the caller.
+@Suite struct ThreadedAnalysisTests {
+    final class CountingSource: SampleBlockSource {
+        let rate = 8000, channels = 2, name = "count"
+        let total: Int
+        var next = 0
+        var failAt: Int?
+        init(total: Int, failAt: Int? = nil) { self.total = total; self.failAt = failAt }
+        func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int {
+            if let f = failAt, next >= f { throw PulsemeterError(.io, "decoder failed") }
+            let n = min(maxFrames, total - next, 777)  // odd block sizes
+            for i in 0..<n {
+                buffer[2 * i] = Float(next + i)
+                buffer[2 * i + 1] = -Float(next + i)
+            }
+            next += n
+            return n
+        }
+    }
+
+    @Test func readAheadDeliversEveryFrameInOrder() throws {
+        let src = ReadAheadSource(CountingSource(total: 100_000), blockFrames: 1000, blocks: 3)
+        var expected = 0
+        while try src.withNextBlock({ block, n in
+            for i in 0..<n {
+                #expect(block[2 * i] == Float(expected) && block[2 * i + 1] == -Float(expected))
+                expected += 1
+            }
+        }) {}
+        #expect(expected == 100_000)
+    }
+
+    @Test func readAheadPassesTheDecoderError() {
+        let src = ReadAheadSource(CountingSource(total: 100_000, failAt: 5000), blockFrames: 1000, blocks: 3)
+        #expect(throws: PulsemeterError.self) {
+            while try src.withNextBlock({ _, _ in }) {}
+        }
+    }
+
+    final class Recording: FrameSink, @unchecked Sendable {
+        var positions: [Int] = []
+        var ended = false
+        var failAfter: Int?
+        func start(_ info: StreamInfo) throws {}
+        func frame(_ frame: MeterFrame) throws {
+            if let f = failAfter, positions.count >= f { throw OutputClosed() }
+            positions.append(frame.pos)
+        }
+        func end(_ summary: StreamSummary) throws { ended = true }
+    }
+
+    @Test func backgroundSinkKeepsOrderAndFinishes() throws {
+        let inner = Recording()
+        let settings = MeterSettings(rate: 8000, channels: 2, fps: 100)
+        let pipeline = try MeterPipeline(settings: settings)
+        try pipeline.run(source: ReadAheadSource(CountingSource(total: 50_000), blockFrames: 1000),
+                         sink: BackgroundSink(inner, depth: 8))
+        #expect(inner.ended)
+        #expect(inner.positions == Array(stride(from: 80, through: 50_000, by: 80)))
+    }
+
+    @Test func backgroundSinkErrorStopsTheRun() throws {
+        let inner = Recording()
+        inner.failAfter = 10
+        let pipeline = try MeterPipeline(settings: MeterSettings(rate: 8000, channels: 2, fps: 100))
+        #expect(throws: OutputClosed.self) {
+            try pipeline.run(source: CountingSource(total: 500_000), sink: BackgroundSink(inner, depth: 4))
+        }
+        #expect(inner.positions.count == 10)
+        #expect(!inner.ended)
+    }
+}
