@@ -152,3 +152,25 @@ import Testing
         #expect(e["dropped"] as? Int == 0)
     }
 }
+
+/// The preformatted 2-decimal table agrees with printf for every entry and at its edges.
+@Suite struct CentiTableTests {
+    static func expected(_ units: Int) -> String {
+        var s = String(format: "%.2f", Double(units) / 100)
+        if s.hasSuffix("0") { s.removeLast() }  // "-20.00" -> "-20.0", "1.50" -> "1.5"
+        if s == "-0.0" { s = "0.0" }
+        return s
+    }
+
+    @Test func everyCentiValue() {
+        for units in -16001...3001 {
+            let b = JSONLineBuilder()
+            b.number(Double(units) / 100, decimals: 2)
+            let got = String(decoding: b.bytes, as: UTF8.self)
+            if got != Self.expected(units) {
+                Issue.record("units \(units): \(got) vs \(Self.expected(units))")
+                return
+            }
+        }
+    }
+}
