@@ -48,8 +48,8 @@ public struct MeterSettings: Sendable, Equatable {
         guard (1...Self.maxChannels).contains(channels) else {
             throw bad("--channels", "\(channels)", "use 1 to \(Self.maxChannels) channels")
         }
-        guard fps.isFinite, fps > 0, fps <= Double(rate) else {
-            throw bad("--fps", format(fps), "use a positive number of frames per second up to the sample rate")
+        guard fps.isFinite, fps >= 0.01, fps <= Double(rate) else {
+            throw bad("--fps", format(fps), "use a number of frames per second from 0.01 up to the sample rate")
         }
         guard windowMs.isFinite, windowMs > 0, windowMs <= 60_000 else {
             throw bad("--window", format(windowMs), "use a window from above 0 to 60000 ms")
@@ -63,8 +63,8 @@ public struct MeterSettings: Sendable, Equatable {
         }
         guard bands > 0 else { return }
         let nyquist = Double(rate) / 2
-        guard fmin.isFinite, fmin > 0, fmin < nyquist else {
-            throw bad("--fmin", format(fmin), "use a frequency above 0 and below Nyquist (\(format(nyquist)) Hz)")
+        guard fmin.isFinite, fmin >= 1, fmin < nyquist else {
+            throw bad("--fmin", format(fmin), "use a frequency of at least 1 Hz and below Nyquist (\(format(nyquist)) Hz)")
         }
         let top = effectiveFmax
         guard top.isFinite, top > fmin, top <= nyquist else {

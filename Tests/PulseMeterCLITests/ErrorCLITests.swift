@@ -128,6 +128,11 @@ import Testing
             (["analyze", wav, "--fps=abc"], ["--fps", "abc"]),
             (["analyze", wav, "--fps", "nan"], ["--fps", "nan"]),
             (["analyze", wav, "--fps", "100000"], ["--fps"]),
+            // Values whose derived sample counts would overflow (found by scripts/fuzz).
+            (["analyze", wav, "--fps", "1e-300"], ["--fps"]),
+            (["analyze", wav, "--duration", "66666666666666666666666666666661.5"], ["--duration"]),
+            (["analyze", wav, "--duration", "1e300"], ["--duration"]),
+            (["analyze", wav, "--bands", "4", "--fmin", "5e-324"], ["--fmin"]),
             (["analyze", wav, "--window", "-5"], ["--window", "-5"]),
             (["analyze", wav, "--window", "0"], ["--window", "0"]),
             (["analyze", wav, "--bands", "2000"], ["--bands", "2000"]),
