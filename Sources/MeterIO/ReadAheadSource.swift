@@ -15,6 +15,7 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
     private let ring: ChunkRing<Float>
     private let blockFrames: Int
     private let ready = DispatchSemaphore(value: 0)
+    private let space = DispatchSemaphore(value: 0)
     private let stopFlag = Atomic<Bool>(false)
     private let failure = Mutex<Error?>(nil)
     private var started = false
@@ -47,9 +48,7 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
                 return n * channels
             }
             if !pushed {
-                // The ring is full: the analysis is behind. Look again shortly; polling here
-                // keeps wake-up system calls off the analysis thread.
-                usleep(500)
+                _ = space.wait(timeout: .now() + .milliseconds(20))
                 continue
             }
             ready.signal()
@@ -80,6 +79,8 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
                 if frames > 0 { try body(chunk.baseAddress!, frames) }
             }
             if got {
+                // Wake the decoder only when half the ring is free: one wake-up per few blocks.
+                if ring.available == ring.slotCount / 2 { space.signal() }
                 if frames == 0 { break }
                 return true
             }
