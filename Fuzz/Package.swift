@@ -7,11 +7,12 @@ let package = Package(
     name: "pulsemeter-fuzz",
     dependencies: [.package(name: "pulsemeter", path: "..")],
     targets: [
-        .executableTarget(name: "FuzzRawPCM", dependencies: [.product(name: "PulseMeterKit", package: "pulsemeter")],
+        .target(name: "FuzzSupport", dependencies: [.product(name: "PulseMeterKit", package: "pulsemeter")]),
+        .executableTarget(name: "FuzzRawPCM", dependencies: ["FuzzSupport", .product(name: "PulseMeterKit", package: "pulsemeter")],
                           swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
-        .executableTarget(name: "FuzzArguments", dependencies: [.product(name: "PulseMeterKit", package: "pulsemeter")],
+        .executableTarget(name: "FuzzArguments", dependencies: ["FuzzSupport", .product(name: "PulseMeterKit", package: "pulsemeter")],
                           swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
-        .executableTarget(name: "FuzzSoundFile", dependencies: [.product(name: "PulseMeterKit", package: "pulsemeter")],
+        .executableTarget(name: "FuzzSoundFile", dependencies: ["FuzzSupport", .product(name: "PulseMeterKit", package: "pulsemeter")],
                           swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ],
     swiftLanguageModes: [.v6]

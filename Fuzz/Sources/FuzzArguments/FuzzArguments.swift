@@ -1,5 +1,6 @@
 // Fuzzes the argument parser and option validation: the input, split at NUL bytes, is a
 // command line. It must parse or throw a usage error; never crash.
+import FuzzSupport
 import MeterCore
 import PulseMeterCLI
 
@@ -19,17 +20,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     return 0
 }
 
-// SwiftPM links executables with main renamed to FuzzArguments_main; hand control to libFuzzer's
-// driver from there (LLVMFuzzerRunDriver), with LLVMFuzzerTestOneInput as the callback.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> Int32) -> Int32
-
 @_cdecl("FuzzArguments_main")
 func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzz(data, size) })
+    runFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }

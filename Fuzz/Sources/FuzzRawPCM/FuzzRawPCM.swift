@@ -1,19 +1,9 @@
 // Fuzzes RawPCMReader + the meter pipeline: byte 0 picks the layout, byte 1 the channel
 // count, the rest is PCM fed through a pipe. Every dB value must be finite and >= -160.
 import Glibc
+import FuzzSupport
 import MeterCore
 import MeterIO
-
-final class CheckingSink: FrameSink {
-    func check(_ values: [Double]) {
-        for v in values where !(v.isFinite && v >= Decibels.floor) { fatalError("bad dB value \(v)") }
-    }
-    func start(_ info: StreamInfo) throws {}
-    func frame(_ f: MeterFrame) throws {
-        check(f.rmsDb); check(f.peakDb); check(f.bandsDb ?? [])
-    }
-    func end(_ s: StreamSummary) throws { check(s.rmsDb); check(s.peakDb) }
-}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -34,17 +24,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     return 0
 }
 
-// SwiftPM links executables with main renamed to FuzzRawPCM_main; hand control to libFuzzer's
-// driver from there (LLVMFuzzerRunDriver), with LLVMFuzzerTestOneInput as the callback.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> Int32) -> Int32
-
 @_cdecl("FuzzRawPCM_main")
 func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzz(data, size) })
+    runFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }
