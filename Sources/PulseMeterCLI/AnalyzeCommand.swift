@@ -39,16 +39,17 @@ enum AnalyzeCommand {
             sink = AnsiSummarySink(output: output, width: Terminal.size(fd: output.fd)?.columns ?? 80,
                                    color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         }
-        let pipeline = try MeterPipeline(settings: settings,
-                                         transform: settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil)
+        let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
+        let pipeline = try MeterPipeline(settings: settings, transform: transform)
         let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
         // Two cores: decoding on one thread, levels on this one, band transforms, encoding and
         // output on a third (the same computations, scheduled apart).
         let readAhead = ReadAheadSource(limited)
         defer { readAhead.stop() }
         var deferred: DeferredBands?
-        if settings.bands > 0 {
-            deferred = try DeferredBands(settings: settings, transform: FFTWPowerSpectrum(size: settings.fftSize))
+        if let transform {
+            // One FFTW plan: with deferBands the pipeline never runs it; only the output thread does.
+            deferred = try DeferredBands(settings: settings, transform: transform)
             pipeline.deferBands = true
         }
         do {
