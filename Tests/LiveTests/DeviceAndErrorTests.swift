@@ -129,12 +129,8 @@ extension LiveSuite {
             Fifo.drain(server.fifo)
             let file = dir + "/x.wav"
             let input = TestSignal.make(frames: 3 * 48000, seed: 20)
-            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 1)
-            feeder.start()  // audio flowing whenever pulsemeter connects
-            defer {
-                feeder.stopAndJoin()
-                Fifo.drain(server.fifo)
-            }
+            let feeder = server.startFeeding(input, speed: 1)  // audio flowing whenever pulsemeter connects
+            defer { server.stopFeeding(feeder) }
             let args = ["record", file, "-d", "pipesrc", "-f", "ndjson"]
             let p: Subprocess
             if via == "-o" {

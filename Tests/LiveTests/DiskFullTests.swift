@@ -25,12 +25,8 @@ extension LiveSuite {
             let file = dir + "/full.wav"
             let input = TestSignal.make(frames: 6 * 48000, seed: 31)
             let (p, _) = try LiveSuite.startRecording(file, [], server: server)
-            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 20)
-            feeder.start()
-            defer {
-                feeder.stopAndJoin()
-                Fifo.drain(server.fifo)
-            }
+            let feeder = server.startFeeding(input, speed: 20)
+            defer { server.stopFeeding(feeder) }
             let lines = try parseLines(p.readToEnd(timeout: 20))
             let status = p.wait(timeout: 5)
             #expect(status == 74)

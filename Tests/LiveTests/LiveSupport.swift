@@ -155,6 +155,20 @@ final class PulseServer: Sendable {
     }
 
     /// Fails when the daemon does not answer (`pactl info`).
+    /// Starts writing `samples` into this server's pipe source (`speed` x real time, nil: as
+    /// fast as it takes them). Pair with `stopFeeding`.
+    func startFeeding(_ samples: [Int16], speed: Double?) -> FifoFeeder {
+        let feeder = FifoFeeder(path: fifo, samples: samples, speed: speed)
+        feeder.start()
+        return feeder
+    }
+
+    /// Stops the feeder and empties the FIFO, so nothing stale reaches the next test.
+    func stopFeeding(_ feeder: FifoFeeder) {
+        feeder.stopAndJoin()
+        Fifo.drain(fifo)
+    }
+
     func checkAlive() throws {
         let r = try run(["pactl", "info"], env: ["PULSE_SERVER": address], timeout: 10)
         guard r.status == 0 else {

@@ -19,12 +19,8 @@ extension LiveSuite {
             let (p, start) = try LiveSuite.startRecording(file, ["--duration", "2.5"], server: server)
             #expect(start.string("source") == "pipesrc")
             #expect(start.int("rate") == 48000 && start.int("channels") == 2)
-            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: nil)
-            feeder.start()
-            defer {
-                feeder.stopAndJoin()
-                Fifo.drain(server.fifo)
-            }
+            let feeder = server.startFeeding(input, speed: nil)
+            defer { server.stopFeeding(feeder) }
             let lines = try parseLines(p.readToEnd(timeout: 30))
             let status = p.wait(timeout: 5)
             #expect(status == 0, "stderr: \(p.stderrText)")
@@ -64,12 +60,8 @@ extension LiveSuite {
             let file = dir + "/live.wav"
             let seconds = String(Double(frames) / 48000)
             let (p, liveStart) = try LiveSuite.startRecording(file, ["--duration", seconds, "--bands", "16"], server: server)
-            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 4)
-            feeder.start()
-            defer {
-                feeder.stopAndJoin()
-                Fifo.drain(server.fifo)
-            }
+            let feeder = server.startFeeding(input, speed: 4)
+            defer { server.stopFeeding(feeder) }
             let live = try parseLines(p.readToEnd(timeout: 30))
             #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
             let liveEnd = try #require(live.last)
@@ -124,12 +116,8 @@ extension LiveSuite {
                 file, ["--duration", "6", "--fps", "1000", "--bands", "32"], server: server, pipeSize: 4096)
             let hop = try #require(start.int("hop"))
             #expect(hop == 48)
-            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: nil)
-            feeder.start()
-            defer {
-                feeder.stopAndJoin()
-                Fifo.drain(server.fifo)
-            }
+            let feeder = server.startFeeding(input, speed: nil)
+            defer { server.stopFeeding(feeder) }
             // Not reading stdout: the recording must still complete meanwhile.
             var recordedWhileStalled = 0
             let stallEnd = monotonic() + 3
@@ -165,12 +153,8 @@ extension LiveSuite {
             let input = TestSignal.make(frames: 4 * 48000, seed: 7)
             let file = dir + "/x.wav"
             let (p, _) = try LiveSuite.startRecording(file, [], server: server)
-            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 1)
-            feeder.start()
-            defer {
-                feeder.stopAndJoin()
-                Fifo.drain(server.fifo)
-            }
+            let feeder = server.startFeeding(input, speed: 1)
+            defer { server.stopFeeding(feeder) }
             var got = 1
             while got < 5, p.readLine(timeout: 10) != nil { got += 1 }
             #expect(got == 5)
@@ -195,12 +179,8 @@ extension LiveSuite {
             let input = TestSignal.make(frames: 4 * 48000, seed: 8)
             let file = dir + "/x.wav"
             let (p, _) = try LiveSuite.startRecording(file, [], server: server)
-            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 1)
-            feeder.start()
-            defer {
-                feeder.stopAndJoin()
-                Fifo.drain(server.fifo)
-            }
+            let feeder = server.startFeeding(input, speed: 1)
+            defer { server.stopFeeding(feeder) }
             // Up to ~2 s of audio, in real time, then SIGKILL.
             let (lines, reached) = try LiveSuite.readUntil(pos: 96_000, p, timeout: 15)
             #expect(reached)
@@ -228,12 +208,8 @@ extension LiveSuite {
             let input = TestSignal.make(frames: 3 * 48000, seed: UInt64(10 + sig))
             let file = dir + "/x.wav"
             let (p, _) = try LiveSuite.startRecording(file, [], server: server)
-            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 1)
-            feeder.start()
-            defer {
-                feeder.stopAndJoin()
-                Fifo.drain(server.fifo)
-            }
+            let feeder = server.startFeeding(input, speed: 1)
+            defer { server.stopFeeding(feeder) }
             let (_, reached) = try LiveSuite.readUntil(pos: 48_000, p, timeout: 15)
             #expect(reached)
             p.signal(sig)
