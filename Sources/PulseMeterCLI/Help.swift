@@ -54,6 +54,56 @@ enum Help {
           ffmpeg -i in.mkv -f f32le -ac 2 -ar 48000 - | pulsemeter analyze - --raw f32le -r 48000 -c 2 --bands 32
 
         """,
+        "monitor": """
+        usage: pulsemeter [monitor] [OPTIONS]
+
+        Meters a live PulseAudio source (PipeWire's pulse server too): live bars on a terminal,
+        NDJSON otherwise or with -f ndjson. Ctrl-C or SIGTERM stops it (exit 0) after the end line.
+
+        options:
+          -d, --device NAME      source; @DEFAULT_MONITOR@ meters what is playing   [server default]
+        \(meterOptions)      --record FILE      also record every captured frame (container from the extension)
+              --reconnect        on server or device loss, wait and resume (a "gap" line marks it)
+
+        examples:
+          pulsemeter
+          pulsemeter -d @DEFAULT_MONITOR@ --bands 32
+          pulsemeter -f ndjson --fps 10 | jq -c '.rms_db'
+
+        """,
+        "record": """
+        usage: pulsemeter record FILE [OPTIONS]
+
+        Meters a live source while recording every captured frame to FILE: wav, flac, ogg, opus
+        (8/12/16/24/48 kHz), aiff, caf, mp3 and whatever else libsndfile writes, from the
+        extension. 16-bit PCM containers hold the captured samples bit for bit; the header is
+        kept current, so the file is valid after any stop. The end line gives recorded_frames.
+
+        options:
+          -d, --device NAME      source                                             [server default]
+        \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
+
+        examples:
+          pulsemeter record take1.flac
+          pulsemeter record take1.wav --duration 60 -f ndjson -o levels.ndjson
+
+        """,
+        "devices": """
+        usage: pulsemeter devices [--json] [--sinks]
+
+        Lists capture sources (with --sinks, playback sinks too): name, description, rate,
+        channels, sample format, whether it is a monitor, and the default (marked *).
+
+        """,
+        "play": """
+        usage: pulsemeter play FILE [-d SINK] [-f ansi|ndjson] [-o PATH]
+
+        Plays a file through PulseAudio. On a terminal: the waveform across the width with the
+        played part in another colour (another glyph under NO_COLOR), elapsed / total time and
+        the level being heard. Keys: space pause/resume, left/right seek 5 s, q quit.
+        Off a terminal, or with -f ndjson: plays to the end writing NDJSON frames of what plays.
+
+        """,
         "waveform": """
         usage: pulsemeter waveform FILE [--bars N] [--format json|svg|ansi] [--floor DB] [OPTIONS]
 
