@@ -51,5 +51,26 @@ extension LiveSuite {
             #expect(w.matchesExpectedPrefix)
             #expect(try soxFrames(copy) == recorded)
         }
+
+        @Test("recording into a read-only directory: exit 73 before capture starts")
+        func readOnlyDirectory() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("rofs")
+            defer { Live.removeTree(dir) }
+            // Root may write anywhere on a writable filesystem, so make one that is read-only.
+            let mount = try run(["/bin/mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", dir])
+            guard mount.status == 0 else {
+                throw LiveSetupError("cannot mount a read-only tmpfs (needs root): \(mount.stderr)")
+            }
+            defer { _ = try? run(["/bin/umount", "-l", dir]) }
+            for args in [["record", dir + "/x.wav"], ["monitor", "--record", dir + "/x.flac"]] {
+                let p = try pulsemeter(args + ["-d", "pipesrc", "-f", "ndjson"], server: server)
+                let out = p.readToEnd(timeout: 10)
+                #expect(p.wait(timeout: 5) == 73, "\(args)")
+                let line = LiveSuite.errorLine(p.stderrText)
+                #expect(line?.contains("Read-only file system") == true, "\(line ?? p.stderrText)")
+                #expect(out.isEmpty, "no capture, so no meter output: \(out)")
+            }
+        }
     }
 }
