@@ -26,6 +26,8 @@ public final class AnsiLiveSink: LiveStatusSink {
         self.info = info
         active = true
         try output.write(Array(AnsiMeterRenderer.enter.utf8))
+        // Draw the empty meter at once: a quiet source may take a while to deliver a frame.
+        if let f = emptyFrame() { try draw(f, now: monotonicSeconds()) }
     }
 
     public func frame(_ frame: MeterFrame) throws {
@@ -51,8 +53,8 @@ public final class AnsiLiveSink: LiveStatusSink {
         guard let info else { return }
         var line = "\(info.source): \(AnsiMeterRenderer.clock(summary.duration))"
         for c in 0..<summary.rmsDb.count {
-            line += "  \(AnsiMeterRenderer.label(channel: c, of: summary.rmsDb.count)) rms"
-            line += AnsiMeterRenderer.readout(summary.rmsDb[c], width: 0) + " pk" + AnsiMeterRenderer.readout(summary.peakDb[c], width: 0)
+            line += "  \(AnsiMeterRenderer.label(channel: c, of: summary.rmsDb.count)) rms "
+            line += AnsiMeterRenderer.readout(summary.rmsDb[c], width: 0) + " pk " + AnsiMeterRenderer.readout(summary.peakDb[c], width: 0)
         }
         line += " dB"
         if summary.dropped > 0 { line += "  dropped \(summary.dropped)" }

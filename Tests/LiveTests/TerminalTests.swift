@@ -167,7 +167,8 @@ extension LiveSuite {
                 let after = try tmux.flags(name)
                 #expect(after.cursor == "1", "\(name): cursor visible after exit")
                 #expect(after.alternate == "0", "\(name): back on the main screen")
-                let screen = try tmux.rows(name)
+                // The summary is an ordinary line on the main screen; join it if the terminal wrapped it.
+                let screen = try tmux.rows(name, join: true)
                 #expect(screen.contains { $0.hasPrefix("vsink.monitor:") && $0.contains("dB") },
                         "\(name): the summary line: \(screen.filter { !$0.isEmpty })")
             }
