@@ -58,7 +58,10 @@ public final class RawPCMReader: SampleBlockSource {
         while !atEnd {
             let n = Glibc.read(fd, bytes + have, want - have)
             if n < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR {
+                    if Signals.stopRequested { atEnd = true; break }
+                    continue
+                }
                 throw PulsemeterError(.io, "cannot read stdin: \(errnoText())")
             }
             if n == 0 { atEnd = true; break }

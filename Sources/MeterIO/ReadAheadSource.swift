@@ -85,7 +85,9 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
                 return true
             }
             if ring.isClosed && ring.available == 0 { break }
-            ready.wait()
+            // Ctrl-C or SIGTERM while the input is silent (a stalled pipe): end here, so the
+            // caller still finishes and writes its end line.
+            if ready.wait(timeout: .now() + .milliseconds(100)) == .timedOut && Signals.stopRequested { break }
         }
         if let e = failure.withLock({ $0 }) { throw e }
         return false

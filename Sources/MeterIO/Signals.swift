@@ -12,15 +12,6 @@ public enum Signals {
     /// True once since the last call when the terminal was resized (SIGWINCH).
     public static func takeResize() -> Bool { resizeFlag.exchange(false, ordering: .acquiringAndReleasing) }
 
-    /// Asks the loops to stop as SIGTERM would (used by tests and by sinks whose reader left).
-    public static func requestStop(_ signal: Int32 = SIGTERM) { stopFlag.store(signal, ordering: .releasing) }
-
-    /// Clears the stop flag (tests run several commands in one process).
-    public static func reset() {
-        stopFlag.store(0, ordering: .releasing)
-        _ = resizeFlag.exchange(false, ordering: .relaxed)
-    }
-
     /// Ignores SIGPIPE (`signal(2)`), so writes to a closed pipe fail with EPIPE instead.
     public static func ignorePipe() { signal(SIGPIPE, SIG_IGN) }
 

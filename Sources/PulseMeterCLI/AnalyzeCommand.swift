@@ -8,6 +8,7 @@ enum AnalyzeCommand {
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         let input = try a.requirePositionals(["FILE|-"])[0]
+        Signals.installStopHandlers()  // Ctrl-C and SIGTERM: finish with the end line, exit 0
         let source: any SampleBlockSource
         if input == "-" {
             guard let rawName = try a.choice("raw", RawSampleFormat.allCases.map(\.rawValue)) else {
