@@ -25,19 +25,6 @@ import MeterCore
         return fds[0]
     }
 
-    static func readAll(_ r: RawPCMReader, block: Int) throws -> [Float] {
-        var out: [Float] = []
-        let buf = UnsafeMutablePointer<Float>.allocate(capacity: block * r.channels)
-        defer { buf.deallocate() }
-        while true {
-            let n = try r.read(into: buf, maxFrames: block)
-            if n == 0 { break }
-            #expect(n <= block)
-            out += UnsafeBufferPointer(start: buf, count: n * r.channels)
-        }
-        return out
-    }
-
     static func le(_ v: UInt32, _ bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8((v >> (8 * UInt32($0))) & 0xFF) } }
 
     /// Codes spanning the whole range of each format, and their exact Float values.
@@ -77,7 +64,7 @@ import MeterCore
                 defer { close(fd) }
                 let r = RawPCMReader(fd: fd, format: format, rate: 48000, channels: channels)
                 #expect(r.rate == 48000 && r.channels == channels && r.name == "stdin")
-                let got = try Self.readAll(r, block: 1000)
+                let got = try readAll(r, block: 1000)
                 #expect(got == values, "\(format) ch \(channels) chunks \(chunks)")
                 #expect(r.trailingBytes == 0)
             }
@@ -93,7 +80,7 @@ import MeterCore
             let fd = Self.pipe(feeding: bytes + Array(repeating: 0x7F, count: extra), chunks: [13])
             defer { close(fd) }
             let r = RawPCMReader(fd: fd, format: format, rate: 8000, channels: channels)
-            #expect(try Self.readAll(r, block: 7) == values)
+            #expect(try readAll(r, block: 7) == values)
             #expect(r.trailingBytes == extra, "\(format) extra \(extra)")
         }
     }
@@ -102,7 +89,7 @@ import MeterCore
         let fd = Self.pipe(feeding: [], chunks: [1])
         defer { close(fd) }
         let r = RawPCMReader(fd: fd, format: .s16le, rate: 8000, channels: 2)
-        #expect(try Self.readAll(r, block: 10).isEmpty)
+        #expect(try readAll(r, block: 10).isEmpty)
         #expect(r.trailingBytes == 0)
     }
 

@@ -6,19 +6,6 @@ import MeterCore
 @Suite struct SoundFileReaderTests {
     typealias F = SoundFileFixture
 
-    /// Reads a whole file in blocks of `block` frames.
-    static func readAll(_ r: SoundFileReader, block: Int = 1000) throws -> [Float] {
-        var out: [Float] = []
-        let buf = UnsafeMutablePointer<Float>.allocate(capacity: block * r.channels)
-        defer { buf.deallocate() }
-        while true {
-            let n = try r.read(into: buf, maxFrames: block)
-            if n == 0 { break }
-            out += UnsafeBufferPointer(start: buf, count: n * r.channels)
-        }
-        return out
-    }
-
     /// Samples that reach both ends of the scale and cross zero often.
     static func samples(_ count: Int) -> [Double] {
         (0..<count).map { i in
@@ -43,7 +30,7 @@ import MeterCore
         #expect(r.channels == channels)
         #expect(r.declaredFrames == frames)
         #expect(r.name == path)
-        let y = try Self.readAll(r, block: 4093)
+        let y = try readAll(r, block: 4093)
         #expect(y.count == x.count)
         // The expected value of each sample: its integer code divided by 2^(bits-1).
         let scale: Double
@@ -70,9 +57,9 @@ import MeterCore
         if encoding == .pcm16 { #expect(y[1] == Float(32767.0 / 32768)) }
         // A second pass after rewinding reads the same.
         try r.rewind()
-        #expect(try Self.readAll(r, block: 777) == y)
+        #expect(try readAll(r, block: 777) == y)
         #expect(r.seek(toFrame: frames - 1))
-        #expect(try Self.readAll(r) == Array(y.suffix(channels)))
+        #expect(try readAll(r) == Array(y.suffix(channels)))
     }
 
     @Test(arguments: [F.Encoding.pcm16, .pcm24, .pcm32, .float32])
@@ -87,11 +74,11 @@ import MeterCore
         let path = try F.write(bytes, "t.wav", in: dir)
         let r = try SoundFileReader(path: path)
         #expect(r.declaredFrames >= 600)
-        let y = try Self.readAll(r, block: 256)
+        let y = try readAll(r, block: 256)
         #expect(y.count == 600 * 2)
         // Same samples as the complete file's first 600 frames.
         let full = try SoundFileReader(path: try F.write(F.wav(encoding, rate: 8000, channels: 2, payload: payload), "full.wav", in: dir))
-        #expect(y == Array(try Self.readAll(full).prefix(1200)))
+        #expect(y == Array(try readAll(full).prefix(1200)))
         if encoding == .pcm16 {
             #expect(y == x.prefix(1200).map { Float(max(-32768, min(32767, ($0 * 32768).rounded())) / 32768) })
         }
@@ -103,7 +90,7 @@ import MeterCore
         let path = try F.write(F.wav(.pcm16, rate: 48000, channels: 2, payload: []), "e.wav", in: dir)
         let r = try SoundFileReader(path: path)
         #expect(r.declaredFrames == 0)
-        #expect(try Self.readAll(r).isEmpty)
+        #expect(try readAll(r).isEmpty)
     }
 
     static func kind(of path: String) -> PulsemeterError.Kind? {

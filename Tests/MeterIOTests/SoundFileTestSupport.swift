@@ -1,4 +1,6 @@
 import Foundation
+import MeterCore
+import Testing
 
 /// Hand-built WAV files for the reader tests: any header field can lie.
 enum SoundFileFixture {
@@ -64,4 +66,18 @@ enum SoundFileFixture {
         try Data(bytes).write(to: url)
         return url.path
     }
+}
+
+/// Reads a whole source in blocks of `block` frames, checking no read returns more than asked.
+func readAll(_ source: any SampleBlockSource, block: Int = 1000) throws -> [Float] {
+    var out: [Float] = []
+    let buf = UnsafeMutablePointer<Float>.allocate(capacity: block * source.channels)
+    defer { buf.deallocate() }
+    while true {
+        let n = try source.read(into: buf, maxFrames: block)
+        if n == 0 { break }
+        #expect(n <= block)
+        out += UnsafeBufferPointer(start: buf, count: n * source.channels)
+    }
+    return out
 }
