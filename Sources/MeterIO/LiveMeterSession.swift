@@ -68,13 +68,15 @@ public final class LiveMeterSession: @unchecked Sendable {
     public init(options: LiveOptions) throws(PulsemeterError) {
         self.options = options
         let s = options.settings
-        if let path = options.recordPath {
-            _ = try SoundFileWriter.format(for: path, rate: s.rate, channels: s.channels)  // usage errors first
+        // The container is checked first (a usage error), the file created only once the
+        // server answered (no empty file left behind when it does not).
+        let format = try options.recordPath.map { (path) throws(PulsemeterError) in
+            try SoundFileWriter.format(for: path, rate: s.rate, channels: s.channels)
         }
         stream = try PulseStream(direction: .record, device: options.device, rate: s.rate, channels: s.channels)
         sourceName = Self.resolveName(options.device)
         if let path = options.recordPath {
-            writer = try SoundFileWriter(path: path, rate: s.rate, channels: s.channels)
+            writer = try SoundFileWriter(path: path, rate: s.rate, channels: s.channels, format: format)
         }
         chunkFrames = max(1, s.rate / 100)
         let slot = chunkFrames * s.channels

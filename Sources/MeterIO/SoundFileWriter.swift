@@ -62,8 +62,10 @@ public final class SoundFileWriter: @unchecked Sendable {
     }
 
     /// Creates the file; exit 73 when it cannot be created (missing or read-only directory).
-    public init(path: String, rate: Int, channels: Int) throws(PulsemeterError) {
-        let format = try Self.format(for: path, rate: rate, channels: channels)
+    /// `format` is `format(for:rate:channels:)` when the caller checked it already.
+    public init(path: String, rate: Int, channels: Int, format known: Int32? = nil) throws(PulsemeterError) {
+        let format: Int32
+        if let known { format = known } else { format = try Self.format(for: path, rate: rate, channels: channels) }
         var info = SF_INFO(frames: 0, samplerate: Int32(rate), channels: Int32(channels), format: format, sections: 0, seekable: 0)
         guard let h = sf_open(path, Int32(SFM_WRITE), &info) else {
             let reason = String(cString: sf_strerror(nil))
