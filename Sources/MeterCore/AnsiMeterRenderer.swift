@@ -107,7 +107,7 @@ public struct AnsiMeterRenderer {
         let w = max(20, width)
         var lines: [String] = []
         let seconds = Double(frame.pos) / Double(s.rate)
-        var head = "\(info.source)  \(s.rate) Hz  \(channels) ch  \(Self.clock(seconds))"
+        var head = "\(SafeText.terminal(info.source))  \(s.rate) Hz  \(channels) ch  \(Self.clock(seconds))"
         if let status { head += "  " + status }
         lines.append(sgr("1") + Self.fit(head, w) + sgr("0"))
         let labelWidth = channels > 9 ? 3 : 2

@@ -40,7 +40,7 @@ public final class AnsiSummarySink: FrameSink {
         let s = info.settings
         let renderer = AnsiMeterRenderer(width: width, height: 1, color: color, unicode: unicode)
         let bold = color ? "\u{1B}[1m" : "", reset = color ? "\u{1B}[0m" : ""
-        var out = "\(bold)\(info.source)\(reset)  \(s.rate) Hz  \(s.channels) ch  "
+        var out = "\(bold)\(SafeText.terminal(info.source))\(reset)  \(s.rate) Hz  \(s.channels) ch  "
         out += "\(AnsiMeterRenderer.clock(summary.duration)) (\(summary.pos) frames)\n"
         let cells = max(4, min(60, width - 34))
         for c in 0..<s.channels {

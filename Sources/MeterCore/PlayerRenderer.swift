@@ -11,7 +11,7 @@ public struct PlayerRenderer {
 
     public init(levels: [Double], title: String, width: Int, color: Bool, unicode: Bool) {
         self.levels = levels
-        self.title = title
+        self.title = SafeText.terminal(title)
         self.width = width
         self.color = color
         self.unicode = unicode

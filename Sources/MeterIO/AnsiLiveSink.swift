@@ -51,7 +51,7 @@ public final class AnsiLiveSink: LiveStatusSink {
     public func end(_ summary: StreamSummary) throws {
         restore()
         guard let info else { return }
-        var line = "\(info.source): \(AnsiMeterRenderer.clock(summary.duration))"
+        var line = "\(SafeText.terminal(info.source)): \(AnsiMeterRenderer.clock(summary.duration))"
         for c in 0..<summary.rmsDb.count {
             line += "  \(AnsiMeterRenderer.label(channel: c, of: summary.rmsDb.count)) rms "
             line += AnsiMeterRenderer.readout(summary.rmsDb[c], width: 0) + " pk " + AnsiMeterRenderer.readout(summary.peakDb[c], width: 0)

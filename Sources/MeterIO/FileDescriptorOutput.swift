@@ -20,12 +20,12 @@ public final class FileDescriptorOutput: ByteOutput, Sendable {
     public static let standardOutput = FileDescriptorOutput(fd: 1, name: "stdout")
 
     /// Opens (creating or truncating) `path` for writing, with `open(2)`.
-    public static func create(path: String) throws(PulsemeterError) -> FileDescriptorOutput {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    public static func create(path: FilePath) throws(PulsemeterError) -> FileDescriptorOutput {
+        let fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         guard fd >= 0 else {
             throw PulsemeterError(.cannotCreate, "cannot create output file \(path): \(errnoText()); check that the directory exists and is writable")
         }
-        return FileDescriptorOutput(fd: fd, name: path, ownsDescriptor: true)
+        return FileDescriptorOutput(fd: fd, name: path.description, ownsDescriptor: true)
     }
 
     deinit { if ownsDescriptor { close(fd) } }

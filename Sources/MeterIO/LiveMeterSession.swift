@@ -10,12 +10,12 @@ public struct LiveOptions: Sendable {
     /// Stop after this many captured frames (`--duration`).
     public var durationFrames: Int?
     /// Also record every captured frame here.
-    public var recordPath: String?
+    public var recordPath: FilePath?
     /// On server or device loss, wait and resume instead of failing.
     public var reconnect: Bool
 
     public init(device: String? = nil, settings: MeterSettings, durationFrames: Int? = nil,
-                recordPath: String? = nil, reconnect: Bool = false) {
+                recordPath: FilePath? = nil, reconnect: Bool = false) {
         self.device = device
         self.settings = settings
         self.durationFrames = durationFrames
@@ -259,7 +259,7 @@ public final class LiveMeterSession: @unchecked Sendable {
         var summary = pipeline.summary()
         if let writer {
             summary.recordedFrames = writer.framesWritten
-            summary.file = writer.path
+            summary.file = writer.path.string
         }
         guarded { try sink.end(summary) }
 

@@ -32,7 +32,7 @@ public final class PlaybackSession: @unchecked Sendable {
     private let failure = Mutex<Error?>(nil)
 
     /// Opens the file (exit 65/66) and a playback stream on `device` (exit 69).
-    public init(path: String, device: String?, sink: any FrameSink, settings: MeterSettings? = nil) throws {
+    public init(path: FilePath, device: String?, sink: any FrameSink, settings: MeterSettings? = nil) throws {
         reader = try SoundFileReader(path: path)
         rate = reader.rate
         channels = reader.channels
@@ -45,7 +45,7 @@ public final class PlaybackSession: @unchecked Sendable {
         stream = try PulseStream(direction: .playback, device: device, rate: reader.rate, channels: reader.channels,
                                  name: "pulsemeter play", latencyMs: 50)
         self.sink = sink
-        try sink.start(pipeline.streamInfo(source: path, live: true))
+        try sink.start(pipeline.streamInfo(source: path.string, live: true))
     }
 
     public var isPaused: Bool { paused.load(ordering: .acquiring) }

@@ -8,23 +8,23 @@ import MeterCore
 ///
 /// Owned by one thread at a time (not Sendable).
 public final class SoundFileReader: SampleBlockSource {
-    public let path: String
+    public let path: FilePath
     public let rate: Int
     public let channels: Int
     /// Frames the header announces (may exceed what a truncated file holds).
     public let declaredFrames: Int
     public let formatCode: Int32
-    public var name: String { path }
+    public var name: String { path.string }
     private var handle: OpaquePointer?
     /// For 16-bit PCM files: shorts are read raw (`sf_readf_short`) and converted here in a
     /// loop the compiler vectorizes, about three times faster than libsndfile's own conversion.
     private var shorts: UnsafeMutablePointer<Int16>?
     private var shortsCapacity = 0
 
-    public init(path: String) throws(PulsemeterError) {
-        try InputPath.checkReadable(path)
+    public init(path: FilePath) throws(PulsemeterError) {
+        try path.checkReadable()
         var info = SF_INFO()
-        guard let h = sf_open(path, Int32(SFM_READ), &info) else {
+        guard let h = path.withCString({ sf_open($0, Int32(SFM_READ), &info) }) else {
             let reason = String(cString: sf_strerror(nil))
             throw PulsemeterError(.notDecodable, "\(path) is not decodable audio (\(reason)); give a WAV, FLAC, AIFF, Ogg, Opus or MP3 file")
         }

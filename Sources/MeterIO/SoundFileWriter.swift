@@ -9,7 +9,7 @@ import MeterCore
 /// The header is rewritten after every write (`SFC_SET_UPDATE_HEADER_AUTO`), so the file is
 /// valid and readable at any moment, even after SIGKILL. Owned by the recorder thread.
 public final class SoundFileWriter: @unchecked Sendable {
-    public let path: String
+    public let path: FilePath
     public private(set) var framesWritten = 0
     private var handle: OpaquePointer?
     private let channels: Int
@@ -40,9 +40,8 @@ public final class SoundFileWriter: @unchecked Sendable {
 
     /// The libsndfile format code for `path`, rate and channels; a usage error (exit 64) for an
     /// extension libsndfile cannot write or a spec the container does not take.
-    public static func format(for path: String, rate: Int, channels: Int) throws(PulsemeterError) -> Int32 {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        let ext = name.contains(".") ? String(name.split(separator: ".").last!).lowercased() : ""
+    public static func format(for path: FilePath, rate: Int, channels: Int) throws(PulsemeterError) -> Int32 {
+        let ext = path.extensionLowercased
         let known = containers()
         guard let major = known[ext] else {
             let list = known.keys.sorted().joined(separator: ", ")
@@ -63,11 +62,11 @@ public final class SoundFileWriter: @unchecked Sendable {
 
     /// Creates the file; exit 73 when it cannot be created (missing or read-only directory).
     /// `format` is `format(for:rate:channels:)` when the caller checked it already.
-    public init(path: String, rate: Int, channels: Int, format known: Int32? = nil) throws(PulsemeterError) {
+    public init(path: FilePath, rate: Int, channels: Int, format known: Int32? = nil) throws(PulsemeterError) {
         let format: Int32
         if let known { format = known } else { format = try Self.format(for: path, rate: rate, channels: channels) }
         var info = SF_INFO(frames: 0, samplerate: Int32(rate), channels: Int32(channels), format: format, sections: 0, seekable: 0)
-        guard let h = sf_open(path, Int32(SFM_WRITE), &info) else {
+        guard let h = path.withCString({ sf_open($0, Int32(SFM_WRITE), &info) }) else {
             let reason = String(cString: sf_strerror(nil))
             throw PulsemeterError(.cannotCreate, "cannot create recording \(path): \(reason); check that the directory exists and is writable")
         }

@@ -7,10 +7,11 @@ enum AnalyzeCommand {
     static let specs = MeterOptions.specs + [OptionSpec("--raw")]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
-        let input = try a.requirePositionals(["FILE|-"])[0]
+        _ = try a.requirePositionals(["FILE|-"])
+        let input = a.positionalPaths[0]
         Signals.installStopHandlers()  // Ctrl-C and SIGTERM: finish with the end line, exit 0
         let source: any SampleBlockSource
-        if input == "-" {
+        if input.isDash {
             guard let rawName = try a.choice("raw", RawSampleFormat.allCases.map(\.rawValue)) else {
                 throw PulsemeterError(.usage, "analyze - reads raw PCM from stdin and needs --raw s16le|s24le|s32le|f32le with --rate and --channels")
             }
@@ -87,7 +88,7 @@ final class LimitedSource: SampleBlockSource {
 /// `-o PATH` or stdout.
 enum OutputChoice {
     static func open(_ a: ParsedArguments) throws(PulsemeterError) -> FileDescriptorOutput {
-        if let path = a.string("output"), path != "-" {
+        if let path = a.path("output"), !path.isDash {
             return try FileDescriptorOutput.create(path: path)
         }
         return .standardOutput

@@ -1,4 +1,5 @@
 import MeterCore
+import MeterIO
 
 /// One option a command accepts: its spellings, and whether it takes a value.
 public struct OptionSpec: Sendable {
@@ -15,48 +16,64 @@ public struct OptionSpec: Sendable {
 
 /// A small hand-written parser: `--opt value`, `--opt=value`, `-o value`, `-ovalue`, flags,
 /// `--` to end options, and positionals (`-` alone is a positional: stdin).
+///
+/// Arguments arrive as bytes (the raw argument vector): option names and numbers are read from
+/// their UTF-8 decoding, while positionals and option values keep their exact bytes for the
+/// options that name files (`path`, `positionalPaths`): a file name need not be UTF-8.
 public struct ParsedArguments: Sendable {
     public let command: String
     public private(set) var values: [String: String] = [:]
     public private(set) var flags: Set<String> = []
     public private(set) var positionals: [String] = []
+    /// The exact bytes of each value and positional.
+    private var rawValues: [String: [UInt8]] = [:]
+    private var rawPositionals: [[UInt8]] = []
 
     public init(command: String, arguments: [String], specs: [OptionSpec]) throws(PulsemeterError) {
+        try self.init(command: command, rawArguments: arguments.map { Array($0.utf8) }, specs: specs)
+    }
+
+    public init(command: String, rawArguments: [[UInt8]], specs: [OptionSpec]) throws(PulsemeterError) {
         self.command = command
         var byName: [String: OptionSpec] = [:]
         for spec in specs { for n in spec.names { byName[n] = spec } }
         var i = 0
         var optionsEnded = false
-        while i < arguments.count {
-            let arg = arguments[i]
+        while i < rawArguments.count {
+            let raw = rawArguments[i]
+            let arg = String(decoding: raw, as: UTF8.self)
             i += 1
             if optionsEnded || arg == "-" || !arg.hasPrefix("-") {
                 positionals.append(arg)
+                rawPositionals.append(raw)
                 continue
             }
             if arg == "--" { optionsEnded = true; continue }
             var name = arg
-            var inline: String?
-            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-                name = String(arg[..<eq])
-                inline = String(arg[arg.index(after: eq)...])
-            } else if !arg.hasPrefix("--"), arg.count > 2, byName[arg] == nil {
-                name = String(arg.prefix(2))
-                inline = String(arg.dropFirst(2))
+            var inline: [UInt8]?
+            if arg.hasPrefix("--"), let eq = raw.firstIndex(of: UInt8(ascii: "=")) {
+                name = String(decoding: raw[..<eq], as: UTF8.self)
+                inline = Array(raw[(eq + 1)...])
+            } else if !arg.hasPrefix("--"), raw.count > 2, byName[arg] == nil {
+                name = String(decoding: raw.prefix(2), as: UTF8.self)
+                inline = Array(raw.dropFirst(2))
             }
             guard let spec = byName[name] else {
                 throw PulsemeterError(.usage, "unknown option \(name) for \(command); see pulsemeter \(command) --help")
             }
             if spec.takesValue {
+                let value: [UInt8]
                 if let inline {
-                    values[spec.key] = inline
+                    value = inline
                 } else {
-                    guard i < arguments.count else {
+                    guard i < rawArguments.count else {
                         throw PulsemeterError(.usage, "option \(name) needs a value; see pulsemeter \(command) --help")
                     }
-                    values[spec.key] = arguments[i]
+                    value = rawArguments[i]
                     i += 1
                 }
+                values[spec.key] = String(decoding: value, as: UTF8.self)
+                rawValues[spec.key] = value
             } else {
                 if inline != nil {
                     throw PulsemeterError(.usage, "option \(name) takes no value; see pulsemeter \(command) --help")
@@ -65,6 +82,12 @@ public struct ParsedArguments: Sendable {
             }
         }
     }
+
+    /// An option naming a file, with its exact bytes.
+    public func path(_ key: String) -> FilePath? { rawValues[key].map { FilePath(bytes: $0) } }
+
+    /// The positionals with their exact bytes (file names).
+    public var positionalPaths: [FilePath] { rawPositionals.map { FilePath(bytes: $0) } }
 
     public func has(_ key: String) -> Bool { values[key] != nil || flags.contains(key) }
     public func flag(_ key: String) -> Bool { flags.contains(key) }
@@ -108,5 +131,5 @@ public struct ParsedArguments: Sendable {
         return positionals
     }
 
-    private func quoted(_ s: String) -> String { s.isEmpty ? "''" : s }
+    private func quoted(_ s: String) -> String { s.isEmpty ? "''" : SafeText.terminal(s) }
 }

@@ -8,14 +8,28 @@ public enum CLI {
 
     /// Runs the tool and exits the process.
     public static func main() -> Never {
-        exit(run(Array(CommandLine.arguments.dropFirst())))
+        exit(run(rawArguments: rawArgumentVector()))
+    }
+
+    /// The arguments after the program name as the kernel passed them: bytes. (Swift's
+    /// `CommandLine.arguments` repairs invalid UTF-8 with U+FFFD, losing file names that are
+    /// not UTF-8, such as Latin-1 names from old archives.)
+    static func rawArgumentVector() -> [[UInt8]] {
+        (1..<Int(CommandLine.argc)).compactMap { i in
+            CommandLine.unsafeArgv[i].map { p in Array(UnsafeBufferPointer(start: p, count: strlen(p)).map { UInt8(bitPattern: $0) }) }
+        }
     }
 
     /// Runs one command line and returns the exit status (tests call this).
     public static func run(_ arguments: [String]) -> Int32 {
+        run(rawArguments: arguments.map { Array($0.utf8) })
+    }
+
+    /// Runs one command line given as bytes and returns the exit status.
+    public static func run(rawArguments: [[UInt8]]) -> Int32 {
         Signals.ignorePipe()
         do {
-            return try dispatch(arguments)
+            return try dispatch(rawArguments)
         } catch let e as PulsemeterError {
             error(e.message)
             return e.exitCode
@@ -27,8 +41,9 @@ public enum CLI {
         }
     }
 
-    static func dispatch(_ arguments: [String]) throws -> Int32 {
-        var args = arguments
+    static func dispatch(_ rawArguments: [[UInt8]]) throws -> Int32 {
+        var raw = rawArguments
+        let args = raw.map { String(decoding: $0, as: UTF8.self) }
         if let first = args.first {
             if first == "--help" || first == "-h" || first == "help" {
                 if first == "help", args.count > 1, let text = Help.command[args[1]] {
@@ -41,14 +56,14 @@ public enum CLI {
         let command: String
         if let first = args.first, !first.hasPrefix("-") || first == "-" {
             command = first
-            args.removeFirst()
+            raw.removeFirst()
         } else {
             command = "monitor"
         }
         guard let specs = specs(for: command) else {
             throw PulsemeterError(.usage, "unknown command \(command); use monitor, record, analyze, waveform, play or devices (see pulsemeter --help)")
         }
-        let parsed = try ParsedArguments(command: command, arguments: args, specs: specs)
+        let parsed = try ParsedArguments(command: command, rawArguments: raw, specs: specs)
         if parsed.flag("help") { return printOut(Help.command[command] ?? Help.main) }
         switch command {
         case "analyze": return try AnalyzeCommand.run(parsed)
@@ -91,16 +106,13 @@ public enum CLI {
         return 0
     }
 
-    /// One error line on stderr.
+    /// One error line on stderr, control characters escaped (a file name in the message cannot
+    /// send an escape sequence to the terminal, nor break the line).
     static func error(_ message: String) {
-        let line = "pulsemeter: " + message.replacingNewlines() + "\n"
+        let line = "pulsemeter: " + SafeText.terminal(message) + "\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
     }
 
     /// A warning line on stderr.
     static func warn(_ message: String) { error("warning: " + message) }
-}
-
-extension String {
-    func replacingNewlines() -> String { String(map { $0 == "\n" ? " " : $0 }) }
 }

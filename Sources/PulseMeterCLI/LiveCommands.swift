@@ -24,16 +24,16 @@ enum LiveCommands {
         case "devices": return try devices(a)
         case "play": return try PlayCommand.run(a)
         case "record":
-            let file = try a.requirePositionals(["FILE"])[0]
-            return try meter(a, record: file)
+            _ = try a.requirePositionals(["FILE"])
+            return try meter(a, record: a.positionalPaths[0])
         default:
             _ = try a.requirePositionals([])
-            return try meter(a, record: a.string("record"))
+            return try meter(a, record: a.path("record"))
         }
     }
 
     /// monitor / record: live capture through the shared pipeline.
-    static func meter(_ a: ParsedArguments, record: String?) throws -> Int32 {
+    static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
         let settings = try MeterOptions.settings(a)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
         if let device = a.string("device"), device.isEmpty {

@@ -13,7 +13,8 @@ enum PlayCommand {
     ]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
-        let path = try a.requirePositionals(["FILE"])[0]
+        _ = try a.requirePositionals(["FILE"])
+        let path = a.positionalPaths[0]
         let output = try OutputChoice.open(a)
         let interactive = try MeterOptions.format(a, outputIsTerminal: output.isTerminal && Terminal.isTerminal(0)) == .ansi
         Signals.installStopHandlers()
@@ -26,8 +27,7 @@ enum PlayCommand {
         let levels = try WaveformCommand.compute(path: path, bars: 1024, floorDb: -60).levels
         let latest = LatestFrameSink()
         let session = try PlaybackSession(path: path, device: a.string("device"), sink: latest)
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        var renderer = PlayerRenderer(levels: levels, title: name, width: Terminal.size(fd: output.fd)?.columns ?? 80,
+        var renderer = PlayerRenderer(levels: levels, title: path.lastComponent.string, width: Terminal.size(fd: output.fd)?.columns ?? 80,
                                       color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         Terminal.enterRawMode()
         try? output.write(Array(AnsiMeterRenderer.enter.utf8))

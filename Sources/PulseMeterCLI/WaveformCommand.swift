@@ -13,7 +13,8 @@ enum WaveformCommand {
     ]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
-        let path = try a.requirePositionals(["FILE"])[0]
+        _ = try a.requirePositionals(["FILE"])
+        let path = a.positionalPaths[0]
         let bars = try a.int("bars", in: 1...1_000_000, what: "use 1 to 1000000 bars") ?? 64
         let format = try a.choice("format", ["json", "svg", "ansi"]) ?? "json"
         let floorDb = try a.double("floor", what: "use a negative dB value from -160 up to below 0, e.g. -60", valid: { $0 < 0 && $0 >= -160 }) ?? -60
@@ -45,7 +46,7 @@ enum WaveformCommand {
     /// Streams the file once with the frame count its header gives; if the file holds a
     /// different number of frames (a truncated data chunk, an estimated MP3 length), runs a
     /// second pass with the true count so bar boundaries are exact.
-    static func compute(path: String, bars: Int, floorDb: Double) throws -> Waveform {
+    static func compute(path: FilePath, bars: Int, floorDb: Double) throws -> Waveform {
         let reader = try SoundFileReader(path: path)
         var frames = reader.declaredFrames
         let block = 16384

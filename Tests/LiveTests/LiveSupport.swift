@@ -428,6 +428,17 @@ func pulsemeter(_ args: [String], server: PulseServer?, env: [String: String?] =
     return try Subprocess([try Live.bin()] + args, env: e, pipeSize: pipeSize)
 }
 
+/// pulsemeter with arguments given as bytes (file names that are not UTF-8 cannot pass through
+/// Foundation's Process): /bin/sh rebuilds each argument from octal escapes with printf.
+func pulsemeter(rawArguments args: [[UInt8]], server: PulseServer?) throws -> Subprocess {
+    var script = ""
+    for (i, a) in args.enumerated() {
+        script += "a\(i)=$(printf '%bx' '" + a.map { "\\0" + String($0, radix: 8) }.joined() + "'); a\(i)=${a\(i)%x}\n"
+    }
+    script += "exec \"$0\"" + args.indices.map { " \"$a\($0)\"" }.joined() + "\n"
+    return try Subprocess(["/bin/sh", "-c", script, try Live.bin()], env: ["PULSE_SERVER": server?.address, "NO_COLOR": nil])
+}
+
 // MARK: - NDJSON
 
 /// One parsed NDJSON line.

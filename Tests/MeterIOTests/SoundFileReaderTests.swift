@@ -25,7 +25,7 @@ import MeterCore
         let frames = 20011
         let x = Self.samples(frames * channels)
         let path = try F.write(F.wav(encoding, rate: 44100, channels: channels, payload: F.encode(x, encoding)), "a.wav", in: dir)
-        let r = try SoundFileReader(path: path)
+        let r = try SoundFileReader(path: FilePath(path))
         #expect(r.rate == 44100)
         #expect(r.channels == channels)
         #expect(r.declaredFrames == frames)
@@ -72,12 +72,12 @@ import MeterCore
         // The header claims 1000 frames; 600 and a half are there.
         let bytes = F.wav(encoding, rate: 8000, channels: 2, payload: Array(payload.prefix(600 * frameBytes + frameBytes / 2)), dataSize: payload.count)
         let path = try F.write(bytes, "t.wav", in: dir)
-        let r = try SoundFileReader(path: path)
+        let r = try SoundFileReader(path: FilePath(path))
         #expect(r.declaredFrames >= 600)
         let y = try readAll(r, block: 256)
         #expect(y.count == 600 * 2)
         // Same samples as the complete file's first 600 frames.
-        let full = try SoundFileReader(path: try F.write(F.wav(encoding, rate: 8000, channels: 2, payload: payload), "full.wav", in: dir))
+        let full = try SoundFileReader(path: FilePath(try F.write(F.wav(encoding, rate: 8000, channels: 2, payload: payload), "full.wav", in: dir)))
         #expect(y == Array(try readAll(full).prefix(1200)))
         if encoding == .pcm16 {
             #expect(y == x.prefix(1200).map { Float(max(-32768, min(32767, ($0 * 32768).rounded())) / 32768) })
@@ -88,14 +88,14 @@ import MeterCore
         let dir = try F.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try F.write(F.wav(.pcm16, rate: 48000, channels: 2, payload: []), "e.wav", in: dir)
-        let r = try SoundFileReader(path: path)
+        let r = try SoundFileReader(path: FilePath(path))
         #expect(r.declaredFrames == 0)
         #expect(try readAll(r).isEmpty)
     }
 
     static func kind(of path: String) -> PulsemeterError.Kind? {
         do {
-            _ = try SoundFileReader(path: path)
+            _ = try SoundFileReader(path: FilePath(path))
             return nil
         } catch {
             #expect(!error.message.contains("\n"))
@@ -118,7 +118,7 @@ import MeterCore
         #expect(Self.kind(of: try F.write(F.wav(.pcm16, rate: 8000, channels: 1, payload: pcm, declaredRate: 0), "r0.wav", in: dir)) == .notDecodable)
         // 32 channels is the most pulsemeter reads.
         let wide = F.encode([Double](repeating: 0.25, count: 32 * 10), .pcm16)
-        let r32 = try SoundFileReader(path: try F.write(F.wav(.pcm16, rate: 8000, channels: 32, payload: wide), "c32.wav", in: dir))
+        let r32 = try SoundFileReader(path: FilePath(try F.write(F.wav(.pcm16, rate: 8000, channels: 32, payload: wide), "c32.wav", in: dir)))
         #expect(r32.channels == 32)
         // Unreadable (skipped as root, who reads anything).
         if getuid() != 0 {

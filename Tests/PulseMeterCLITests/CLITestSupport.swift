@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// Runs the real `pulsemeter` binary and the tools the tests compare it with.
@@ -78,6 +79,28 @@ enum Tool {
 
     static func run(_ args: [String], stdin: Data? = nil) throws -> Result {
         try exec(binary, args, stdin: stdin)
+    }
+
+    /// Runs pulsemeter with arguments given as bytes, in `cwd`: a file name that is not UTF-8
+    /// cannot pass through Foundation's Process, so /bin/sh rebuilds each argument from octal
+    /// escapes with printf (the trailing `x` keeps a final newline from being stripped).
+    static func runBytes(_ args: [[UInt8]], cwd: String? = nil, stdin: Data? = nil) throws -> Result {
+        var script = cwd.map { "cd '\($0)' || exit 99\n" } ?? ""
+        for (i, a) in args.enumerated() {
+            let octal = a.map { "\\0" + String($0, radix: 8) }.joined()
+            script += "a\(i)=$(printf '%bx' '\(octal)'); a\(i)=${a\(i)%x}\n"
+        }
+        script += "exec \"$0\"" + args.indices.map { " \"$a\($0)\"" }.joined() + "\n"
+        return try exec("/bin/sh", ["-c", script, binary], stdin: stdin)
+    }
+
+    /// Gives the file at `path` a second name made of raw bytes (`link(2)`), for names that
+    /// Foundation cannot spell.
+    static func link(_ path: String, as name: [UInt8]) throws {
+        let r = (name + [0]).withUnsafeBufferPointer { buf in
+            buf.withMemoryRebound(to: CChar.self) { Glibc.link(path, $0.baseAddress!) }
+        }
+        #expect(r == 0, "link \(path): errno \(errno)")
     }
 
     static func which(_ tool: String) -> String? {

@@ -16,7 +16,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = write(fd, data, size)
     close(fd)
     do {
-        let reader = try SoundFileReader(path: path)
+        let reader = try SoundFileReader(path: FilePath(path))
         guard reader.declaredFrames < 5_000_000 else { return 0 }  // keep each run short
         let settings = MeterSettings(rate: reader.rate, channels: reader.channels)
         let pipeline = try MeterPipeline(settings: settings)
