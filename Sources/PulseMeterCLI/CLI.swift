@@ -6,6 +6,9 @@ import MeterIO
 public enum CLI {
     public static let version = "0.1.0"
 
+    /// The commands, in the order help lists them (`monitor` is the default).
+    public static let commands = ["monitor", "record", "analyze", "waveform", "play", "devices"]
+
     /// Runs the tool and exits the process.
     public static func main() -> Never {
         exit(run(rawArguments: rawArgumentVector()))
@@ -92,7 +95,9 @@ public enum CLI {
         }
     }
 
-    static func specs(for command: String) -> [OptionSpec]? {
+    /// The options `command` accepts, or nil for an unknown command. The man page and the
+    /// shell completions are checked against this list (InstallTests).
+    public static func specs(for command: String) -> [OptionSpec]? {
         switch command {
         case "analyze": return AnalyzeCommand.specs
         case "waveform": return WaveformCommand.specs

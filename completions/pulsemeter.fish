@@ -1,0 +1,101 @@
+# fish completion for pulsemeter (installed by scripts/install as
+# share/fish/vendor_completions.d/pulsemeter.fish). Every option the parser knows must be
+# listed here: Tests/PulseMeterCLITests/InstallTests checks it, command by command.
+
+set -l commands monitor record analyze waveform play devices help
+
+# True when the command is $argv (monitor: no command word, or "monitor").
+function __pulsemeter_command
+    set -l words (commandline -opc)
+    set -l command monitor
+    if test (count $words) -ge 2; and not string match -q -- '-*' $words[2]
+        set command $words[2]
+    end
+    contains -- $command $argv
+end
+
+# Device names from `pulsemeter devices --json`: $argv[1] is "source" or "sink".
+function __pulsemeter_devices
+    set -l sinks
+    test "$argv[1]" = sink; and set sinks --sinks
+    pulsemeter devices $sinks --json 2>/dev/null | string split '}' | string match "*\"kind\":\"$argv[1]\"*" |
+        string match -r '"name":"[^"]*"' | string replace -r '"name":"([^"]*)"' '$1'
+    if test "$argv[1]" = sink
+        echo @DEFAULT_SINK@
+    else
+        echo @DEFAULT_SOURCE@
+        echo @DEFAULT_MONITOR@
+    end
+end
+
+# Audio files the decoders read (libsndfile, and ffmpeg for the rest), and directories.
+function __pulsemeter_audio_files
+    set -l token (commandline -ct)
+    for f in $token*
+        if test -d $f
+            echo $f/
+        else if string match -qir '\.(wav|flac|ogg|oga|opus|mp3|aif|aiff|aifc|caf|au|snd|w64|rf64|voc|m4a|aac|mp4|mkv|webm|wma|amr)$' -- $f
+            echo $f
+        end
+    end
+end
+
+complete -c pulsemeter -f
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a monitor -d 'meter a live PulseAudio source (the default)'
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a record -d 'meter while recording every captured frame to FILE'
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a analyze -d 'run a file (or raw PCM on stdin) through the meter'
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a waveform -d 'summarize a file into N bars'
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a play -d 'play a file, showing its waveform and progress'
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a devices -d 'list capture sources (and playback sinks)'
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a help -d 'help for a command'
+complete -c pulsemeter -n '__pulsemeter_command help' -a "monitor record analyze waveform play devices"
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -s V -l version -d 'show the version'
+
+# Meter options: monitor, record, analyze.
+set -l meter '__pulsemeter_command monitor record analyze'
+complete -c pulsemeter -n $meter -s r -l rate -x -a '8000 16000 22050 44100 48000 96000' -d 'capture rate (live, raw stdin)'
+complete -c pulsemeter -n $meter -s c -l channels -x -a '1 2' -d 'capture channels, 1..32'
+complete -c pulsemeter -n $meter -l fps -x -d 'meter frames per second of audio'
+complete -c pulsemeter -n $meter -l window -x -d 'RMS integration window (ms)'
+complete -c pulsemeter -n $meter -l bands -x -d 'FFT band levels (0 = off)'
+complete -c pulsemeter -n $meter -l fft-size -x -a '512 1024 2048 4096 8192 16384' -d 'FFT length, a power of two'
+complete -c pulsemeter -n $meter -l fmin -x -d 'lowest band edge (Hz)'
+complete -c pulsemeter -n $meter -l fmax -x -d 'highest band edge (Hz)'
+complete -c pulsemeter -n $meter -s f -l format -x -a 'ansi ndjson' -d 'output format'
+complete -c pulsemeter -n $meter -s o -l output -r -F -d 'write meter output there'
+complete -c pulsemeter -n $meter -l duration -x -d 'stop after this much audio (s)'
+complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform play devices' -s h -l help -d 'show help'
+
+# Live capture: monitor, record.
+complete -c pulsemeter -n '__pulsemeter_command monitor record' -s d -l device -x -a '(__pulsemeter_devices source)' -d 'PulseAudio source'
+complete -c pulsemeter -n '__pulsemeter_command monitor record' -l reconnect -d 'on server or device loss, wait and resume'
+complete -c pulsemeter -n '__pulsemeter_command monitor' -l record -r -F -d 'also record every captured frame'
+complete -c pulsemeter -n '__pulsemeter_command record' -F
+
+# analyze
+complete -c pulsemeter -n '__pulsemeter_command analyze' -l raw -x -a 's16le s24le s32le f32le' -d 'PCM layout on stdin'
+complete -c pulsemeter -n '__pulsemeter_command analyze waveform play' -a '(__pulsemeter_audio_files)'
+
+# waveform
+set -l wave '__pulsemeter_command waveform'
+complete -c pulsemeter -n $wave -s n -l bars -x -d 'number of bars'
+complete -c pulsemeter -n $wave -s f -l format -x -a 'json svg ansi' -d 'output format'
+complete -c pulsemeter -n $wave -l floor -x -d 'level that reads 0 (dB)'
+complete -c pulsemeter -n $wave -s o -l output -r -F -d 'write there instead of stdout'
+complete -c pulsemeter -n $wave -l width -x -d 'SVG width (px)'
+complete -c pulsemeter -n $wave -l height -x -d 'SVG height (px)'
+complete -c pulsemeter -n $wave -l color -x -d 'SVG bar colour'
+complete -c pulsemeter -n $wave -l gap -x -d 'SVG gap between bars (px)'
+complete -c pulsemeter -n $wave -l radius -x -d 'SVG bar corner radius (px)'
+complete -c pulsemeter -n $wave -l played -x -d 'played fraction, 0..1'
+complete -c pulsemeter -n $wave -l played-color -x -d 'SVG played bar colour'
+
+# play
+set -l play '__pulsemeter_command play'
+complete -c pulsemeter -n $play -s d -l device -x -a '(__pulsemeter_devices sink)' -d 'PulseAudio sink'
+complete -c pulsemeter -n $play -s f -l format -x -a 'ansi ndjson' -d 'output format'
+complete -c pulsemeter -n $play -s o -l output -r -F -d 'write there instead of stdout'
+
+# devices
+complete -c pulsemeter -n '__pulsemeter_command devices' -l json -d 'one JSON array'
+complete -c pulsemeter -n '__pulsemeter_command devices' -l sinks -d 'list playback sinks too'
