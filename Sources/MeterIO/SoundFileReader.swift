@@ -25,7 +25,7 @@ public final class SoundFileReader: SampleBlockSource {
         try path.checkReadable()
         var info = SF_INFO()
         guard let h = path.withCString({ sf_open($0, Int32(SFM_READ), &info) }) else {
-            let reason = String(cString: sf_strerror(nil))
+            let reason = SoundFileError.reason(nil, savedErrno: errno)
             throw PulsemeterError(.notDecodable, "\(path) is not decodable audio (\(reason)); give a WAV, FLAC, AIFF, Ogg, Opus or MP3 file")
         }
         guard info.channels >= 1, info.channels <= Int32(MeterSettings.maxChannels) else {

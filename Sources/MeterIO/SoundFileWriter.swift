@@ -67,7 +67,7 @@ public final class SoundFileWriter: @unchecked Sendable {
         if let known { format = known } else { format = try Self.format(for: path, rate: rate, channels: channels) }
         var info = SF_INFO(frames: 0, samplerate: Int32(rate), channels: Int32(channels), format: format, sections: 0, seekable: 0)
         guard let h = path.withCString({ sf_open($0, Int32(SFM_WRITE), &info) }) else {
-            let reason = String(cString: sf_strerror(nil))
+            let reason = SoundFileError.reason(nil, savedErrno: errno)
             throw PulsemeterError(.cannotCreate, "cannot create recording \(path): \(reason); check that the directory exists and is writable")
         }
         handle = h
@@ -86,7 +86,7 @@ public final class SoundFileWriter: @unchecked Sendable {
         let n = sf_writef_short(handle, base, sf_count_t(frames))
         if n > 0 { framesWritten += Int(n) }
         if n != frames {
-            let reason = String(cString: sf_strerror(handle))
+            let reason = SoundFileError.reason(handle, savedErrno: errno)
             throw PulsemeterError(.io, "cannot write the recording \(path) (\(reason)); it holds the \(framesWritten) frames written before the error")
         }
     }
@@ -97,7 +97,7 @@ public final class SoundFileWriter: @unchecked Sendable {
         handle = nil
         let r = sf_close(h)
         if r != 0 {
-            throw PulsemeterError(.io, "cannot finish the recording \(path) (\(String(cString: sf_error_number(r))))")
+            throw PulsemeterError(.io, "cannot finish the recording \(path) (\(SoundFileError.reason(code: r, savedErrno: errno)))")
         }
     }
 }

@@ -59,7 +59,12 @@ public struct ParsedArguments: Sendable {
                 inline = Array(raw.dropFirst(2))
             }
             guard let spec = byName[name] else {
-                throw PulsemeterError(.usage, "unknown option \(name) for \(command); see pulsemeter \(command) --help")
+                // "-bands" is reported whole, not as "-b" with the value "ands".
+                let typed = arg.hasPrefix("--") ? name : arg
+                if let near = Suggestion.nearest(to: typed, in: specs.flatMap(\.names)) {
+                    throw PulsemeterError(.usage, "unknown option \(typed) for \(command); did you mean \(near)?")
+                }
+                throw PulsemeterError(.usage, "unknown option \(typed) for \(command); see pulsemeter \(command) --help")
             }
             if spec.takesValue {
                 let value: [UInt8]

@@ -63,9 +63,7 @@ public enum CLI {
         } else {
             command = "monitor"
         }
-        guard let specs = specs(for: command) else {
-            throw PulsemeterError(.usage, "unknown command \(command); use monitor, record, analyze, waveform, play or devices (see pulsemeter --help)")
-        }
+        guard let specs = specs(for: command) else { throw unknownCommand(command) }
         let parsed = try ParsedArguments(command: command, rawArguments: raw, specs: specs)
         if parsed.flag("help") { return printOut(Help.command[command] ?? Help.main) }
         switch command {
@@ -84,9 +82,7 @@ public enum CLI {
             command = first
             args.removeFirst()
         }
-        guard let specs = specs(for: command) else {
-            throw PulsemeterError(.usage, "unknown command \(command)")
-        }
+        guard let specs = specs(for: command) else { throw unknownCommand(command) }
         let parsed = try ParsedArguments(command: command, arguments: args, specs: specs)
         if ["monitor", "record", "analyze"].contains(command) {
             let s = try MeterOptions.settings(parsed)
@@ -103,6 +99,18 @@ public enum CLI {
         case "waveform": return WaveformCommand.specs
         default: return LiveCommands.specs(for: command)
         }
+    }
+
+    /// The error for a first word that is no command: the nearest command, or for a file
+    /// given alone the analyze command line, or the list.
+    static func unknownCommand(_ word: String) -> PulsemeterError {
+        if let near = Suggestion.nearest(to: word, in: commands + ["help"]) {
+            return PulsemeterError(.usage, "unknown command \(word); did you mean \(near)?")
+        }
+        if access(word, F_OK) == 0 {
+            return PulsemeterError(.usage, "unknown command \(word); to meter a file, use pulsemeter analyze \(word)")
+        }
+        return PulsemeterError(.usage, "unknown command \(word); use \(commands.dropLast().joined(separator: ", ")) or \(commands.last!) (see pulsemeter --help)")
     }
 
     /// Writes help or version text to stdout.

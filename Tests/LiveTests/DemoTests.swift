@@ -1,0 +1,73 @@
+import Foundation
+import Glibc
+import Testing
+
+extension LiveSuite {
+    /// scripts/run with no reachable server starts a private PulseAudio playing a test signal;
+    /// Ctrl-C on a terminal must exit 0 and leave no process and no demo directory behind.
+    @Suite("scripts/run's demo")
+    struct Demo {
+        /// Processes whose command line or environment mentions `needle` (/proc).
+        static func processes(mentioning needle: String) -> [String] {
+            var found: [String] = []
+            let me = getpid()
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry), pid != me else { continue }
+                var text = ""
+                for file in ["cmdline", "environ"] {
+                    if let d = FileManager.default.contents(atPath: "/proc/\(pid)/\(file)") {
+                        text += String(decoding: d.map { $0 == 0 ? 32 : $0 }, as: UTF8.self) + "\n"
+                    }
+                }
+                let cmd = text.split(separator: "\n").first.map(String.init) ?? ""
+                // The tmux server and the pane's idle shell only carry the test's own command.
+                if text.contains(needle) && !cmd.hasPrefix("tmux") && !cmd.hasPrefix("sleep") {
+                    found.append("\(pid): \(cmd)")
+                }
+            }
+            return found
+        }
+
+        @Test("Ctrl-C under tmux: exit 0, no process and no pulsemeter-demo.* left")
+        func ctrlCCleansUp() throws {
+            let bin = try Live.bin()
+            let dir = try Live.tempDir("demo")
+            defer { Live.removeTree(dir) }
+            let tmp = dir + "/tmp"
+            try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+            let tmux = TerminalMeter.Tmux(socket: dir + "/tmux.sock")
+            defer { _ = try? tmux("kill-server") }
+            let run = Live.packageRoot.appendingPathComponent("scripts/run").path
+            let status = dir + "/status"
+            // No server at PULSE_SERVER: scripts/run starts its demo server (in TMPDIR).
+            try tmux("new-session", "-d", "-s", "demo", "-x", "100", "-y", "30",
+                     "env PULSE_SERVER=unix:\(dir)/no-server PULSEMETER_BIN='\(bin)' TMPDIR='\(tmp)' LANG=C.UTF-8 '\(run)' monitor; "
+                        + "echo $? > '\(status)'; exec sleep 600")
+
+            // The meter shows the demo's signal.
+            let deadline = monotonic() + 30
+            var rows = try tmux.rows("demo")
+            while !(TerminalMeter.levels(rows).count == 2 && TerminalMeter.levels(rows).contains { $0 > -60 }) && monotonic() < deadline {
+                usleep(200_000)
+                rows = try tmux.rows("demo")
+            }
+            #expect(TerminalMeter.levels(rows).contains { $0 > -60 }, "the demo signal on the meter: \(rows.filter { !$0.isEmpty })")
+            let demos = try FileManager.default.contentsOfDirectory(atPath: tmp).filter { $0.hasPrefix("pulsemeter-demo.") }
+            #expect(demos.count == 1, "one demo directory: \(demos)")
+            #expect(!Self.processes(mentioning: tmp).isEmpty, "the demo server and player are running")
+
+            try tmux("send-keys", "-t", "demo", "C-c")
+            let stopBy = monotonic() + 15
+            while !FileManager.default.fileExists(atPath: status) && monotonic() < stopBy { usleep(50_000) }
+            usleep(100_000)
+            let code = (try? String(contentsOfFile: status, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            let screen = try tmux.rows("demo").filter { !$0.isEmpty }
+            #expect(code == "0", "scripts/run's exit status after Ctrl-C: \(code ?? "none"); screen: \(screen)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty, "left behind in TMPDIR")
+            let left = Self.processes(mentioning: tmp)
+            #expect(left.isEmpty, "processes left: \(left)")
+            // Whatever the assertions said, nothing of the demo outlives the test.
+            for p in left { if let pid = Int32(p.split(separator: ":")[0]) { kill(pid, SIGKILL) } }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Glibc
+import MeterCore
+@testable import MeterIO
+import Testing
+
+/// libsndfile's failures reach the user in our words, never as its own strings.
+@Suite struct SoundFileErrorTests {
+    @Test func aRecordingInAMissingDirectory() {
+        do {
+            _ = try SoundFileWriter(path: FilePath("/nonexistent-pulsemeter-dir/take.wav"), rate: 48000, channels: 2)
+            Issue.record("created a file in a missing directory")
+        } catch {
+            #expect(error.exitCode == 73)
+            #expect(error.message == "cannot create recording /nonexistent-pulsemeter-dir/take.wav: No such file or directory; check that the directory exists and is writable")
+        }
+    }
+
+    @Test func everyCodeHasOurWords() {
+        #expect(SoundFileError.reason(code: 1, savedErrno: 0) == "not a format libsndfile reads")
+        #expect(SoundFileError.reason(code: 2, savedErrno: ENOSPC) == String(cString: strerror(ENOSPC)))
+        #expect(SoundFileError.reason(code: 3, savedErrno: 0) == "its header is damaged")
+        #expect(SoundFileError.reason(code: 4, savedErrno: 0) == "an encoding libsndfile cannot handle")
+        #expect(SoundFileError.reason(code: 99, savedErrno: 0) == "libsndfile refused it")
+    }
+}
