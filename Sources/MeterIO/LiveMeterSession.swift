@@ -13,14 +13,17 @@ public struct LiveOptions: Sendable {
     public var recordPath: FilePath?
     /// On server or device loss, wait and resume instead of failing.
     public var reconnect: Bool
+    /// The lossy encoder's bit rate (`--bitrate`); nil: its default.
+    public var bitrateKbps: Int?
 
     public init(device: String? = nil, settings: MeterSettings, durationFrames: Int? = nil,
-                recordPath: FilePath? = nil, reconnect: Bool = false) {
+                recordPath: FilePath? = nil, reconnect: Bool = false, bitrateKbps: Int? = nil) {
         self.device = device
         self.settings = settings
         self.durationFrames = durationFrames
         self.recordPath = recordPath
         self.reconnect = reconnect
+        self.bitrateKbps = bitrateKbps
     }
 }
 
@@ -28,7 +31,7 @@ public struct LiveOptions: Sendable {
 ///
 /// ```
 /// capture thread (pa_simple_read) ─┬─► meter ring ─► analysis (caller's thread) ─► sink
-///                                  └─► record ring ─► recorder thread ─► SoundFileWriter
+///                                  └─► record ring ─► recorder thread ─► RecordingWriter
 /// ```
 /// The capture thread only reads and pushes; it never waits on analysis, output or disk. A full
 /// meter ring drops the chunk (the analysis sees the hole by position and counts it in
@@ -44,7 +47,7 @@ public final class LiveMeterSession: @unchecked Sendable {
     public let sourceName: String
 
     private var stream: PulseStream?
-    private var writer: SoundFileWriter?
+    private var writer: (any RecordingWriter)?
     private let chunkFrames: Int
     private let meterRing: ChunkRing<Int16>
     private let recordRing: ChunkRing<Int16>?
@@ -71,12 +74,12 @@ public final class LiveMeterSession: @unchecked Sendable {
         // The container is checked first (a usage error), the file created only once the
         // server answered (no empty file left behind when it does not).
         let format = try options.recordPath.map { (path) throws(PulsemeterError) in
-            try SoundFileWriter.format(for: path, rate: s.rate, channels: s.channels)
+            try RecordingFormat.choose(path: path, rate: s.rate, channels: s.channels, bitrateKbps: options.bitrateKbps)
         }
         stream = try PulseStream(direction: .record, device: options.device, rate: s.rate, channels: s.channels)
         sourceName = Self.resolveName(options.device)
-        if let path = options.recordPath {
-            writer = try SoundFileWriter(path: path, rate: s.rate, channels: s.channels, format: format)
+        if let path = options.recordPath, let format {
+            writer = try format.openWriter(path: path)
         }
         chunkFrames = max(1, s.rate / 100)
         let slot = chunkFrames * s.channels
@@ -228,7 +231,7 @@ public final class LiveMeterSession: @unchecked Sendable {
                 let frames = chunk.count / s.channels
                 guarded {
                     if position > expected { try pipeline.skip(frames: position - expected, emit: emit) }
-                    for i in 0..<chunk.count { floats[i] = Float(chunk[i]) * (1.0 / 32768) }
+                    SampleConversion.floats(from: chunk.baseAddress!, into: floats, count: chunk.count)
                     try pipeline.process(floats, frames: frames, emit: emit)
                 }
                 expected = position + frames

@@ -1,0 +1,118 @@
+import CSndFile
+import MeterCore
+
+/// What a recording will be, worked out from the file name, the capture spec and the asked
+/// bit rate before anything is captured (so a bad name is exit 64 with no server contacted and
+/// no file created), and the factory that opens each file of that kind.
+///
+/// The containers are those whose recordings keep the contract's promises, chosen so that
+/// libsndfile, sox and ffmpeg all read them back:
+/// - header-based PCM (wav, aiff/aif, au, caf, w64, rf64): 16-bit samples bit for bit, the
+///   header rewritten after every write (`SFC_SET_UPDATE_HEADER_AUTO`) so the file is whole at
+///   any moment, SIGKILL included;
+/// - streams of frames or pages (flac; Vorbis in ogg/oga, opus, mp3): never a header rewrite
+///   (on Ogg that repeats the stream headers and makes the file unreadable); each frame or page
+///   reaches the disk as it is completed, so a killed recording reads up to its last one.
+///   FLAC keeps 16 bits bit for bit; the lossy encoders are fed floats (libsndfile 1.2.0's MP3
+///   encoder distorts `short` input).
+public struct RecordingFormat: Sendable {
+    /// How a container is written.
+    public enum Kind: Sendable, Equatable {
+        /// Uncompressed PCM with a header that states the length (rewritten on every write).
+        case headerPCM
+        /// Lossless frames (FLAC).
+        case losslessStream
+        /// A lossy encoder fed floats.
+        case lossyStream
+    }
+
+    /// The libsndfile format code (major | subtype).
+    public let code: Int32
+    public let kind: Kind
+    /// The extension the file name ends in (lower case), which decided the container.
+    public let fileExtension: String
+    public let rate: Int
+    public let channels: Int
+    /// libsndfile's `SFC_SET_COMPRESSION_LEVEL` value for the asked bit rate, if one was asked.
+    public let compressionLevel: Double?
+
+    /// The containers offered, by extension, in the order they are listed to users.
+    static let offered: [(ext: String, code: Int32, kind: Kind)] = [
+        ("wav", Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16), .headerPCM),
+        ("flac", Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16), .losslessStream),
+        ("ogg", Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS), .lossyStream),
+        ("oga", Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS), .lossyStream),
+        ("opus", Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS), .lossyStream),
+        ("mp3", Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III), .lossyStream),
+        ("aiff", Int32(SF_FORMAT_AIFF | SF_FORMAT_PCM_16), .headerPCM),
+        ("aif", Int32(SF_FORMAT_AIFF | SF_FORMAT_PCM_16), .headerPCM),
+        ("caf", Int32(SF_FORMAT_CAF | SF_FORMAT_PCM_16), .headerPCM),
+        ("au", Int32(SF_FORMAT_AU | SF_FORMAT_PCM_16), .headerPCM),
+        ("w64", Int32(SF_FORMAT_W64 | SF_FORMAT_PCM_16), .headerPCM),
+        ("rf64", Int32(SF_FORMAT_RF64 | SF_FORMAT_PCM_16), .headerPCM),
+    ]
+
+    /// The extensions this libsndfile can write (its build may lack an encoder, e.g. MP3).
+    public static func containers() -> [String] {
+        offered.filter { c in
+            var probe = SF_INFO(frames: 0, samplerate: 48000, channels: 1, format: c.code, sections: 0, seekable: 0)
+            return sf_format_check(&probe) != 0
+        }.map(\.ext)
+    }
+
+    /// Chooses the container for `path` from its extension; a usage error (exit 64) for an
+    /// extension not offered, a spec the container cannot take, or a bit rate it cannot set.
+    /// `bitrateKbps` nil: the encoder's default.
+    public static func choose(path: FilePath, rate: Int, channels: Int, bitrateKbps: Int? = nil) throws(PulsemeterError) -> RecordingFormat {
+        let ext = path.extensionLowercased
+        let available = containers()
+        guard available.contains(ext), let entry = offered.first(where: { $0.ext == ext }) else {
+            throw PulsemeterError(.usage, "cannot record to \(path): unknown container \(ext.isEmpty ? "(no extension)" : ".\(ext)"); use one of \(available.joined(separator: ", "))")
+        }
+        if ext == "opus", ![8000, 12000, 16000, 24000, 48000].contains(rate) {
+            throw PulsemeterError(.usage, "cannot record Opus at \(rate) Hz: Opus takes 8000, 12000, 16000, 24000 or 48000 Hz; capture at 48000 Hz or use another container")
+        }
+        var info = SF_INFO(frames: 0, samplerate: Int32(rate), channels: Int32(channels), format: entry.code, sections: 0, seekable: 0)
+        guard sf_format_check(&info) != 0 else {
+            let hint = entry.kind == .headerPCM ? "try .wav or .w64" : (ext == "mp3" ? "MP3 takes 1 or 2 channels; try .opus, .flac or .wav" : "try .wav or .flac")
+            throw PulsemeterError(.usage, "cannot record \(channels) channels at \(rate) Hz in a .\(ext) file; \(hint)")
+        }
+        let level = try bitrateKbps.map { (kbps) throws(PulsemeterError) in
+            try compressionLevel(ext: ext, kbps: kbps, rate: rate, channels: channels)
+        }
+        return RecordingFormat(code: entry.code, kind: entry.kind, fileExtension: ext, rate: rate,
+                               channels: channels, compressionLevel: level)
+    }
+
+    /// The `SFC_SET_COMPRESSION_LEVEL` (0 best .. 1 smallest) that gives `kbps`, inverting
+    /// libsndfile 1.2.0's own mappings: Opus sets ((1 - level) x 250 + 6) kbps per channel;
+    /// MP3 in constant bit rate sets max - level x (max - min) over MPEG's range for the rate
+    /// (32..320 kbps from 32 kHz, 8..160 from 16 kHz, 8..64 below). Vorbis takes a quality,
+    /// not a bit rate, and PCM and FLAC have none.
+    static func compressionLevel(ext: String, kbps: Int, rate: Int, channels: Int) throws(PulsemeterError) -> Double {
+        switch ext {
+        case "opus":
+            let lo = 6 * channels, hi = 256 * channels
+            guard (lo...hi).contains(kbps) else {
+                throw PulsemeterError(.usage, "Opus with \(channels) channel\(channels == 1 ? "" : "s") takes a bit rate of \(lo) to \(hi) kbps, not \(kbps)")
+            }
+            return 1 - (Double(kbps) / Double(channels) - 6) / 250
+        case "mp3":
+            let (lo, hi) = rate >= 32000 ? (32, 320) : (rate >= 16000 ? (8, 160) : (8, 64))
+            guard (lo...hi).contains(kbps) else {
+                throw PulsemeterError(.usage, "MP3 at \(rate) Hz takes a bit rate of \(lo) to \(hi) kbps, not \(kbps)")
+            }
+            return Double(hi - kbps) / Double(hi - lo)
+        case "ogg", "oga":
+            throw PulsemeterError(.usage, "the Vorbis encoder takes a quality, not a bit rate; for a set bit rate record .opus or .mp3")
+        default:
+            throw PulsemeterError(.usage, "a .\(ext) recording is uncompressed or lossless and has no bit rate to set; a bit rate applies to .opus and .mp3")
+        }
+    }
+
+    /// Creates the file at `path` in this format (exit 73 when it cannot be created). Every
+    /// recorder opens its files here, one call per file.
+    public func openWriter(path: FilePath) throws(PulsemeterError) -> any RecordingWriter {
+        try SoundFileWriter(path: path, format: self)
+    }
+}

@@ -1,0 +1,16 @@
+import MeterCore
+
+/// Where the recorder thread puts captured frames: one file, written in order, owned by that
+/// thread. `SoundFileWriter` (libsndfile) is the one implementation today; every recorder
+/// (a plain recording, and one that starts a new file per split or take) gets its writers from
+/// `RecordingFormat.openWriter(path:)`, the one place that picks the encoder.
+public protocol RecordingWriter: AnyObject {
+    /// The file being written.
+    var path: FilePath { get }
+    /// Frames that have reached the file (after `close`, every frame that is in it).
+    var framesWritten: Int { get }
+    /// Appends interleaved s16 frames; throws (exit 74) when they cannot be written.
+    func write(_ samples: UnsafeBufferPointer<Int16>) throws(PulsemeterError)
+    /// Finishes the file so every player reads it to its last frame.
+    func close() throws(PulsemeterError)
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Glibc
+import Testing
+
+extension LiveSuite {
+    /// Issue 8 §1: every container `record` offers, recorded from the pipe source and read back
+    /// by ffmpeg and by pulsemeter, whole and after SIGKILL. All containers record at once
+    /// (one record stream each on the same pipe source), so the suite pays for one recording.
+    @Suite("every container record offers")
+    struct Containers {
+        static let lossless: Set<String> = ["wav", "flac", "aiff", "aif", "caf", "au", "w64", "rf64"]
+        static let lossy: Set<String> = ["ogg", "oga", "opus", "mp3"]
+
+        /// The containers pulsemeter offers, from its own error message for an unknown one; the
+        /// test fails when it offers one this suite does not cover.
+        static func offered(server: PulseServer) throws -> [String] {
+            let r = try pulsemeter(["record", "/tmp/x.nosuchcontainer", "-d", "pipesrc"], server: server)
+            _ = r.readToEnd(timeout: 10)
+            #expect(r.wait(timeout: 5) == 64)
+            let text = r.stderrText
+            guard let range = text.range(of: "use one of ") else { throw LiveSetupError("no container list in: \(text)") }
+            let list = text[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)
+                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(Set(list).isSubset(of: lossless.union(lossy)), "containers without a test: \(Set(list).subtracting(lossless.union(lossy)))")
+            #expect(list.contains("wav") && list.contains("flac") && list.contains("ogg") && list.contains("opus"))
+            return list
+        }
+
+        /// A stereo 1 kHz tone, left at 0.25 and right at 0.125 of full scale (channels differ,
+        /// so a swap shows), ramped in over 10 ms so lossy encoders see no click.
+        static func tone(frames: Int) -> [Int16] {
+            var out = [Int16](repeating: 0, count: frames * 2)
+            for i in 0..<frames {
+                let ramp = min(1, Double(i) / 480)
+                let s = sin(2 * Double.pi * 1000 * Double(i) / Double(Live.rate)) * ramp
+                out[2 * i] = Int16((s * 8192).rounded())
+                out[2 * i + 1] = Int16((s * 4096).rounded())
+            }
+            return out
+        }
+
+        /// RMS in dBFS per channel of interleaved stereo samples in frames [from, to).
+        static func rmsDb(_ s: [Int16], from: Int, to: Int) -> [Double] {
+            (0..<2).map { c in
+                var sum = 0.0
+                for i in from..<to { let x = Double(s[2 * i + c]) / 32768; sum += x * x }
+                return 10 * log10(sum / Double(to - from))
+            }
+        }
+
+        @Test("each container: ffmpeg and pulsemeter read it back at the right length and level; lossless ones bit for bit")
+        func recordAndReadBack() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("cont")
+            defer { Live.removeTree(dir) }
+            let containers = try Self.offered(server: server)
+            let frames = 48_000
+            let input = Self.tone(frames: frames)
+            var running: [(String, Subprocess)] = []
+            defer { for (_, p) in running { p.kill() } }
+            for ext in containers {
+                let (p, _) = try LiveSuite.startRecording(dir + "/x." + ext, ["--duration", "1"], server: server)
+                running.append((ext, p))
+            }
+            let feeder = server.startFeeding(input, speed: nil)
+            defer { server.stopFeeding(feeder) }
+            for (ext, p) in running {
+                let lines = try parseLines(p.readToEnd(timeout: 30))
+                #expect(p.wait(timeout: 10) == 0, "\(ext): \(p.stderrText)")
+                #expect(p.stderrText == "", "\(ext)")
+                #expect(lines.last?.int("recorded_frames") == frames, "\(ext)")
+            }
+            let middle = Self.rmsDb(input, from: 12_000, to: 36_000)
+            for (ext, _) in running {
+                let file = dir + "/x." + ext
+                let decoded = try decodeWithFFmpeg(file)
+                #expect(decoded.stderr == "", "\(ext): ffmpeg says \(decoded.stderr)")
+                let got = decoded.samples.count / 2
+                let analyzed = try pulsemeter(["analyze", file, "-f", "ndjson"], server: nil)
+                let end = try #require(try parseLines(analyzed.readToEnd(timeout: 30)).last, "\(ext)")
+                #expect(analyzed.wait(timeout: 5) == 0, "\(ext)")
+                #expect(analyzed.stderrText == "", "\(ext): \(analyzed.stderrText)")
+                if Self.lossless.contains(ext) {
+                    #expect(sampleMismatch(decoded.samples, input) == nil, "\(ext)")
+                    #expect(end.int("pos") == frames, "\(ext)")
+                    let whole = Self.rmsDb(input, from: 0, to: frames)
+                    let levels = try #require(end.doubles("rms_db"))
+                    #expect(zip(levels, whole).allSatisfy { abs($0 - $1) < 0.006 }, "\(ext): \(levels) against \(whole)")
+                } else {
+                    // Encoder priming and padding: MP3 adds up to two frames of 1152.
+                    #expect(got >= frames - 960 && got <= frames + 2400, "\(ext): ffmpeg decodes \(got) frames of \(frames)")
+                    let pos = try #require(end.int("pos"))
+                    #expect(pos >= frames - 960 && pos <= frames + 2400, "\(ext): pulsemeter reads \(pos) frames of \(frames)")
+                    guard got >= 36_000 + 2400 else { continue }
+                    // The level in the middle, away from priming and padding (the RMS of a
+                    // steady tone does not depend on where the window starts).
+                    let levels = Self.rmsDb(decoded.samples, from: 12_000, to: 36_000)
+                    #expect(zip(levels, middle).allSatisfy { abs($0 - $1) < 0.6 }, "\(ext): \(levels) dB against \(middle) dB fed")
+                    let whole = try #require(end.doubles("rms_db"))
+                    #expect(zip(whole, middle).allSatisfy { abs($0 - $1) < 0.7 }, "\(ext): pulsemeter reads \(whole) dB against \(middle) dB fed")
+                }
+            }
+        }
+
+        @Test("each container after SIGKILL: ffmpeg and pulsemeter read it up to at most the last second")
+        func sigkillEach() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("contk")
+            defer { Live.removeTree(dir) }
+            let containers = try Self.offered(server: server)
+            let input = Self.tone(frames: 4 * 48_000)
+            var running: [(String, Subprocess)] = []
+            defer { for (_, p) in running { p.kill() } }
+            for ext in containers {
+                let (p, _) = try LiveSuite.startRecording(dir + "/x." + ext, [], server: server)
+                running.append((ext, p))
+            }
+            let feeder = server.startFeeding(input, speed: 1)
+            defer { server.stopFeeding(feeder) }
+            var metered: [String: Int] = [:]
+            for (ext, p) in running {
+                let (lines, reached) = try LiveSuite.readUntil(pos: 96_000, p, timeout: 15)
+                #expect(reached, "\(ext)")
+                metered[ext] = lines.last?.int("pos") ?? 0
+            }
+            for (_, p) in running { p.signal(SIGKILL) }
+            for (ext, p) in running { #expect(p.wait(timeout: 5) == 128 + SIGKILL, "\(ext)") }
+            let fed = feeder.framesWritten
+            for (ext, _) in running {
+                let file = dir + "/x." + ext
+                let least = metered[ext]! - 48_000
+                let decoded = try decodeWithFFmpeg(file)
+                #expect(decoded.status == 0, "\(ext): ffmpeg says \(decoded.stderr)")
+                let got = decoded.samples.count / 2
+                #expect(got >= least && got <= fed + 2400, "\(ext): ffmpeg decodes \(got) frames; metered \(metered[ext]!), fed \(fed)")
+                let analyzed = try pulsemeter(["analyze", file, "-f", "ndjson"], server: nil)
+                let end = try parseLines(analyzed.readToEnd(timeout: 30)).last
+                #expect(analyzed.wait(timeout: 5) == 0, "\(ext): \(analyzed.stderrText)")
+                let pos = end?.int("pos") ?? 0
+                #expect(pos >= least, "\(ext): pulsemeter reads \(pos) frames; metered \(metered[ext]!)")
+                if Self.lossless.contains(ext) {
+                    #expect(sampleMismatch(decoded.samples, Array(input.prefix(decoded.samples.count))) == nil, "\(ext)")
+                    #expect(pos == got, "\(ext): pulsemeter \(pos) frames, ffmpeg \(got)")
+                } else if got >= 48_000 {
+                    let levels = Self.rmsDb(decoded.samples, from: 12_000, to: 36_000)
+                    let fedLevels = Self.rmsDb(input, from: 12_000, to: 36_000)
+                    #expect(zip(levels, fedLevels).allSatisfy { abs($0 - $1) < 0.6 }, "\(ext): \(levels) dB against \(fedLevels) dB fed")
+                }
+            }
+        }
+    }
+}
+
+/// ffmpeg's decoding of a file as 48 kHz stereo s16 (`ffmpeg -v error`), with its stderr.
+func decodeWithFFmpeg(_ path: String) throws -> (samples: [Int16], stderr: String, status: Int32) {
+    let out = path + ".ffmpeg.raw"
+    defer { unlink(out) }
+    let r = try run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "file:" + path, "-f", "s16le", "-ac", "2", "-ar", "48000", "file:" + out], timeout: 60)
+    let data = (try? Data(contentsOf: URL(fileURLWithPath: out))) ?? Data()
+    return (data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }, r.stderr, r.status)
+}
