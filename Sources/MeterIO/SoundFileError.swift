@@ -22,6 +22,20 @@ enum SoundFileError {
         }
     }
 
+    /// Why decoding stopped partway (`sf_error` after a read): libsndfile's decoder messages
+    /// put in our words where we know them, else its message without its "Error :" framing.
+    static func decodeReason(code: Int32) -> String {
+        let text = String(cString: sf_error_number(code))
+        let lower = text.lowercased()
+        if lower.contains("lost sync") { return "the FLAC decoder lost sync: what follows is not FLAC frames" }
+        if lower.contains("crc") { return "a frame fails its checksum" }
+        if lower.contains("unknown error in flac decoder") { return "the FLAC decoder could not read a frame" }
+        var t = Substring(lower)
+        if t.hasPrefix("error : ") { t = t.dropFirst(8) }
+        if t.hasSuffix(".") { t = t.dropLast() }
+        return "the decoder failed (\(t))"
+    }
+
     /// True when the last `sf_open` failed because libsndfile does not know the format.
     static var lastOpenWasUnrecognised: Bool { sf_error(nil) == Int32(SF_ERR_UNRECOGNISED_FORMAT) }
 }

@@ -6,8 +6,24 @@ import MeterCore
 /// frames in large blocks: `sf_open` + `sf_readf_float`. Integer formats are scaled to full
 /// scale 1.0 (s16 divided by 32768), as the contract defines.
 ///
+/// A file that ends before its header's promise, or that stops decoding partway, never
+/// passes silently: `ending` says how the reading ended, and the command words it (issue 8).
+/// The file is opened by descriptor (`sf_open_fd`) so that, when libsndfile reports a decode
+/// error, the descriptor's offset tells a stream cut short at the end of the file (a
+/// truncated FLAC: the file ends early) from damage with more file after it (an error).
+///
 /// Owned by one thread at a time (not Sendable).
 public final class SoundFileReader: SampleBlockSource {
+    /// How reading ended, once it has.
+    public enum Ending: Equatable, Sendable {
+        /// Every frame the header promised (or, with no promise, every frame there is).
+        case complete
+        /// The data stops before the header's promise: `found` of `promised` frames.
+        case short(promised: Int, found: Int)
+        /// libsndfile could not decode past frame `frame` (`reason` is its own message).
+        case decodeError(frame: Int, reason: String)
+    }
+
     public let path: FilePath
     public let rate: Int
     public let channels: Int
@@ -15,7 +31,15 @@ public final class SoundFileReader: SampleBlockSource {
     public let declaredFrames: Int
     public let formatCode: Int32
     public var name: String { path.string }
+    /// Frames the header's own fields promise (`DeclaredLength`; FLAC's STREAMINFO when it
+    /// states a length), nil when it promises nothing checkable.
+    public let promisedFrames: Int?
+    /// Frames delivered since the start (or the last rewind).
+    public private(set) var framesRead = 0
+    /// How reading ended; nil until a read has returned the end.
+    public private(set) var ending: Ending?
     private var handle: OpaquePointer?
+    private let fd: Int32
     /// For 16-bit PCM files: shorts are read raw (`sf_readf_short`) and converted here in a
     /// loop the compiler vectorizes, about three times faster than libsndfile's own conversion.
     private var shorts: UnsafeMutablePointer<Int16>?
@@ -23,30 +47,78 @@ public final class SoundFileReader: SampleBlockSource {
 
     public init(path: FilePath) throws(PulsemeterError) {
         try path.checkReadable()
+        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else {
+            throw PulsemeterError(.missingInput, "cannot open \(path): \(errnoText()); check the path")
+        }
+        var header = [UInt8](repeating: 0, count: 65536)
+        let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        header.removeSubrange(max(0, got)...)
         var info = SF_INFO()
-        guard let h = path.withCString({ sf_open($0, Int32(SFM_READ), &info) }) else {
+        guard let h = sf_open_fd(fd, Int32(SFM_READ), &info, 0) else {
             let reason = SoundFileError.reason(nil, savedErrno: errno)
+            close(fd)
             throw PulsemeterError(.notDecodable, "\(path) is not decodable audio (\(reason)); give a WAV, FLAC, AIFF, Ogg, Opus or MP3 file")
         }
         guard info.channels >= 1, info.channels <= Int32(MeterSettings.maxChannels) else {
             sf_close(h)
+            close(fd)
             throw PulsemeterError(.notDecodable, "\(path) declares \(info.channels) channels; pulsemeter reads 1 to \(MeterSettings.maxChannels)")
         }
         guard info.samplerate >= 1, info.samplerate <= Int32(MeterSettings.maxRate) else {
             sf_close(h)
+            close(fd)
             throw PulsemeterError(.notDecodable, "\(path) declares a sample rate of \(info.samplerate) Hz; pulsemeter reads 1 to \(MeterSettings.maxRate) Hz")
         }
         handle = h
+        self.fd = fd
         self.path = path
         rate = Int(info.samplerate)
         channels = Int(info.channels)
         declaredFrames = max(0, Int(info.frames))
         formatCode = info.format
+        let isFLAC = info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC)
+        let streamInfoFrames = isFLAC && info.frames > 0 && info.frames < sf_count_t.max ? Int(info.frames) : nil
+        promisedFrames = DeclaredLength.frames(header: header) ?? streamInfoFrames
     }
 
     deinit {
         if let handle { sf_close(handle) }
+        close(fd)
         shorts?.deallocate()
+    }
+
+    /// The first decode error libsndfile reported, with the frame it stopped at and whether
+    /// the decoder had consumed the whole file by then. Checked after every read: libsndfile
+    /// reports it with the short read that hit it and clears it on the next call.
+    private var firstError: (frame: Int, reason: String, atEndOfFile: Bool)?
+
+    /// Counts what a read delivered; at the end (`n` <= 0) works out how reading ended.
+    private func delivered(_ n: Int, handle: OpaquePointer) -> Int {
+        if n > 0 { framesRead += n }
+        let error = sf_error(handle)
+        if error != 0, firstError == nil {
+            firstError = (framesRead, SoundFileError.decodeReason(code: error), decoderReachedEndOfFile)
+        }
+        if n > 0 { return n }
+        if ending == nil {
+            if let e = firstError, !e.atEndOfFile {
+                ending = .decodeError(frame: e.frame, reason: e.reason)
+            } else if let promised = promisedFrames, framesRead < promised {
+                ending = .short(promised: promised, found: framesRead)
+            } else {
+                ending = .complete
+            }
+        }
+        return 0
+    }
+
+    /// True when the decoder has consumed the whole file (`lseek` against `fstat`): an error
+    /// there is a stream cut short, not damage in the middle.
+    private var decoderReachedEndOfFile: Bool {
+        var st = stat()
+        let at = lseek(fd, 0, SEEK_CUR)
+        return at >= 0 && fstat(fd, &st) == 0 && at >= st.st_size
     }
 
     private var isPCM16: Bool { formatCode & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_PCM_16) }
@@ -61,18 +133,12 @@ public final class SoundFileReader: SampleBlockSource {
                 shortsCapacity = count
             }
             let n = Int(sf_readf_short(handle, shorts!, sf_count_t(maxFrames)))
-            guard n > 0 else { return 0 }
-            let src = shorts!
-            for i in 0..<(n * channels) { buffer[i] = Float(src[i]) * (1.0 / 32768) }
-            return n
+            if n > 0 { SampleConversion.floats(from: shorts!, into: buffer, count: n * channels) }
+            return delivered(n, handle: handle)
         }
-        let n = sf_readf_float(handle, buffer, sf_count_t(maxFrames))
-        if n <= 0 {
-            // End of data, or a decode error past the first frames: a file whose data is
-            // shorter than its header says is analysed as far as it goes.
-            return 0
-        }
-        return Int(n)
+        // The end of the data, or a decode error: either way the frames so far are analysed,
+        // and `ending` says which it was.
+        return delivered(Int(sf_readf_float(handle, buffer, sf_count_t(maxFrames))), handle: handle)
     }
 
     /// Goes back to the first frame (`sf_seek`), for a second pass.
@@ -80,11 +146,17 @@ public final class SoundFileReader: SampleBlockSource {
         guard let handle, sf_seek(handle, 0, SEEK_SET) == 0 else {
             throw PulsemeterError(.notDecodable, "cannot seek in \(path)")
         }
+        framesRead = 0
+        ending = nil
+        firstError = nil
     }
 
     /// Moves to frame `frame` (`sf_seek`); returns false when the file cannot seek there.
     public func seek(toFrame frame: Int) -> Bool {
-        guard let handle else { return false }
-        return sf_seek(handle, sf_count_t(frame), SEEK_SET) >= 0
+        guard let handle, sf_seek(handle, sf_count_t(frame), SEEK_SET) >= 0 else { return false }
+        framesRead = frame
+        ending = nil
+        firstError = nil
+        return true
     }
 }

@@ -54,10 +54,15 @@ enum AnalyzeCommand {
             deferred = try DeferredBands(settings: settings, transform: transform)
             pipeline.deferBands = true
         }
+        let summary: StreamSummary
         do {
-            try pipeline.run(source: readAhead, sink: BackgroundSink(sink, bands: deferred), shouldStop: { Signals.stopRequested })
+            summary = try pipeline.run(source: readAhead, sink: BackgroundSink(sink, bands: deferred), shouldStop: { Signals.stopRequested })
         } catch is OutputClosed {
             return 0
+        }
+        // A damaged or truncated file: said once its end line is out, when all of it was read.
+        if let file = source as? SoundFileReader, summary.pos == file.framesRead {
+            try InputEnding.report(file)
         }
         if let raw = source as? RawPCMReader, raw.trailingBytes > 0 {
             CLI.warn("stdin ended inside a frame: ignored the last \(raw.trailingBytes) bytes (a frame is \(raw.format.bytesPerSample * raw.channels) bytes)")

@@ -74,10 +74,10 @@ enum Help {
         "record": """
         usage: pulsemeter record FILE [OPTIONS]
 
-        Meters a live source while recording every captured frame to FILE: wav, flac, ogg, opus
-        (8/12/16/24/48 kHz), aiff, caf, mp3 and whatever else libsndfile writes, from the
-        extension. 16-bit PCM containers hold the captured samples bit for bit; the header is
-        kept current, so the file is valid after any stop. The end line gives recorded_frames.
+        Meters a live source while recording every captured frame to FILE, the container from
+        the extension: wav, flac, aiff, caf, au, w64, rf64 (16 bits, bit for bit), ogg (Vorbis),
+        opus (8/12/16/24/48 kHz), mp3. The file is valid after any stop, even a kill (then at
+        most the last second is missing). The end line gives recorded_frames.
 
         options:
           -d, --device NAME      source                                             [server default]

@@ -61,7 +61,11 @@ enum WaveformCommand {
                 acc.push(buffer, frames: n)
                 seen += n
             }
-            if seen == frames { return acc.result(rate: reader.rate, floorDb: floorDb) }
+            if case .decodeError = reader.ending { try InputEnding.report(reader) }  // no second pass past damage
+            if seen == frames {
+                try InputEnding.report(reader)
+                return acc.result(rate: reader.rate, floorDb: floorDb)
+            }
             frames = seen
             try reader.rewind()
         }

@@ -7,7 +7,8 @@ import Testing
 @Suite struct SoundFileErrorTests {
     @Test func aRecordingInAMissingDirectory() {
         do {
-            _ = try SoundFileWriter(path: FilePath("/nonexistent-pulsemeter-dir/take.wav"), rate: 48000, channels: 2)
+            let path = FilePath("/nonexistent-pulsemeter-dir/take.wav")
+            _ = try SoundFileWriter(path: path, format: try RecordingFormat.choose(path: path, rate: 48000, channels: 2))
             Issue.record("created a file in a missing directory")
         } catch {
             #expect(error.exitCode == 73)
@@ -21,5 +22,12 @@ import Testing
         #expect(SoundFileError.reason(code: 3, savedErrno: 0) == "its header is damaged")
         #expect(SoundFileError.reason(code: 4, savedErrno: 0) == "an encoding libsndfile cannot handle")
         #expect(SoundFileError.reason(code: 99, savedErrno: 0) == "libsndfile refused it")
+    }
+
+    @Test func decodeErrorsInOurWords() {
+        for code in Int32(5)...Int32(200) {
+            let reason = SoundFileError.decodeReason(code: code)
+            #expect(!reason.contains("Error :") && !reason.hasSuffix("."), "\(code): \(reason)")
+        }
     }
 }

@@ -50,6 +50,7 @@ import Testing
         let path = try dir.write(bytes, "truncated.wav")
         let run = try AnalyzeCLITests.analyze([path])
         #expect(Tool.int(run.end["pos"]) == 30000)
+        #expect(run.result.err == "pulsemeter: warning: \(path) ends early: the header promises 48000 frames, found 30000\n")
         let prefix = TestAudio(rate: 48000, channels: 2, encoding: .s16, doubles: Array(audio.samples.prefix(60000)))
         AnalyzeCLITests.expectFrames(run.frames, match: prefix, hop: 1600, window: 2400)
         let whole = prefix.wholeFile()
@@ -57,8 +58,63 @@ import Testing
         // waveform uses the true frame count.
         let w = try Tool.run(["waveform", path, "--bars", "7"])
         #expect(w.status == 0, "\(w.err)")
+        #expect(w.err == run.result.err)
         let obj = try #require(try JSONSerialization.jsonObject(with: w.stdout) as? [String: Any])
         #expect(Tool.int(obj["frames"]) == 30000)
+    }
+
+    /// Issue 8 §2: a header whose data chunk promises 3 s and holds nothing at all.
+    @Test func headerPromisingDataThatIsNotThere() throws {
+        let dir = try TempDir()
+        let path = try dir.write(WAV.file(rate: 48000, channels: 2, bits: 16, float: false, payload: [], dataSize: 3 * 48000 * 4), "promise.wav")
+        let r = try Tool.run(["analyze", path, "-f", "ndjson"])
+        #expect(r.status == 0)
+        #expect(r.err == "pulsemeter: warning: \(path) ends early: the header promises 144000 frames, found 0\n")
+        let lines = try Tool.ndjson(r)
+        #expect(lines.map { $0["type"] as? String } == ["start", "end"])
+        #expect(Tool.int(lines.last?["pos"]) == 0)
+    }
+
+    /// A FLAC made by sox from `audio`, its bytes, and the frame count.
+    static func flac(_ audio: TestAudio, _ dir: TempDir, name: String) throws -> [UInt8] {
+        let path = try audio.write(to: dir, name: name, ext: "flac")
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// Issue 8 §2: 4 KB of garbage halfway through a FLAC: the end line for what was analysed,
+    /// then one line naming the file, the frame and libsndfile's reason; exit 65. Cut at the
+    /// same place instead, the file merely ends early: a warning and exit 0.
+    @Test func flacDamagedHalfwayOrCutShort() throws {
+        let dir = try TempDir()
+        let audio = TestAudio.make(rate: 48000, channels: 2, seconds: 3, encoding: .s16, seed: 21)
+        let bytes = try Self.flac(audio, dir, name: "src")
+        let half = bytes.count / 2
+        var garbage = [UInt8](repeating: 0, count: 4096)
+        var x: UInt32 = 2463534242
+        for i in garbage.indices { x ^= x << 13; x ^= x >> 17; x ^= x << 5; garbage[i] = UInt8(truncatingIfNeeded: x) }
+        let damaged = try dir.write(Array(bytes[..<half]) + garbage + Array(bytes[half...]), "damaged.flac")
+        let r = try Tool.run(["analyze", damaged, "-f", "ndjson"])
+        Tool.expectError(r, 65, mentions: [damaged, "damaged at frame", "FLAC decoder lost sync"])
+        let lines = try Tool.ndjson(r)
+        let end = try #require(lines.last)
+        #expect(end["type"] as? String == "end")
+        let pos = try #require(Tool.int(end["pos"]))
+        #expect(pos > 0 && pos < 144000, "analysed \(pos) frames")
+        #expect(r.err.contains("at frame \(pos) ("), "the position in the message is where the end line stops: \(r.err)")
+        let prefix = TestAudio(rate: 48000, channels: 2, encoding: .s16, doubles: Array(audio.samples.prefix(pos * 2)))
+        for (got, want) in zip(Tool.doubles(end["rms_db"]), prefix.wholeFile().rms) { #expect(abs(got - want) <= 0.0051) }
+        let w = try Tool.run(["waveform", damaged])
+        Tool.expectError(w, 65, mentions: [damaged, "damaged at frame \(pos) "])
+
+        let cut = try dir.write(Array(bytes[..<half]), "cut.flac")
+        let c = try Tool.run(["analyze", cut, "-f", "ndjson"])
+        #expect(c.status == 0)
+        let found = try #require(Tool.int(try Tool.ndjson(c).last?["pos"]))
+        #expect(found > 0 && found < 144000)
+        #expect(c.err == "pulsemeter: warning: \(cut) ends early: the header promises 144000 frames, found \(found)\n")
+        let complete = try Tool.run(["analyze", try dir.write(bytes, "whole.flac"), "-f", "ndjson"])
+        #expect(complete.status == 0 && complete.stderr.isEmpty, "\(complete.err)")
+        #expect(Tool.int(try Tool.ndjson(complete).last?["pos"]) == 144000)
     }
 
     @Test func headerOnlyWAVHasStartAndEndOnly() throws {
