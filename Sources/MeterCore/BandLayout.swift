@@ -19,11 +19,12 @@ public struct BandLayout: Sendable, Equatable {
         (0..<count).map { (Double(edgeBins[$0]) * binHz, Double(edgeBins[$0 + 1]) * binHz) }
     }
 
-    public init(settings s: MeterSettings) throws(PulsemeterError) {
+    public init(settings s: MeterSettings) throws(SettingError) {
         try self.init(bands: s.bands, fftSize: s.fftSize, rate: s.rate, fmin: s.fmin, fmax: s.effectiveFmax)
     }
 
-    public init(bands: Int, fftSize: Int, rate: Int, fmin: Double, fmax: Double) throws(PulsemeterError) {
+    /// Throws when fewer FFT bins than `bands` lie between fmin and fmax.
+    public init(bands: Int, fftSize: Int, rate: Int, fmin: Double, fmax: Double) throws(SettingError) {
         let binHz = Double(rate) / Double(fftSize)
         self.binHz = binHz
         let nyquistBin = fftSize / 2
@@ -36,8 +37,8 @@ public struct BandLayout: Sendable, Equatable {
         let lowBin = firstBin(atOrAbove: fmin)
         let highBin = firstBin(atOrAbove: fmax)  // one past the last bin below fmax
         guard highBin - lowBin >= bands else {
-            throw PulsemeterError(.usage,
-                "--bands \(bands) is not allowed: only \(max(0, highBin - lowBin)) FFT bins lie between --fmin and --fmax at --fft-size \(fftSize); use at most that many bands, a larger --fft-size or a wider range")
+            throw SettingError(.bands, value: Double(bands),
+                               allowed: .bandsWithinBins(bins: max(0, highBin - lowBin), fftSize: fftSize))
         }
         var edges = [Int](repeating: 0, count: bands + 1)
         let ratio = fmax / fmin

@@ -13,6 +13,8 @@ public final class MeterPipeline {
     private let channels: Int
     private var meters: [RollingSquareSum]
     private var hopFill = 0
+    /// True once the current hop holds at least one processed (not skipped) frame.
+    private var hopSampled = false
     private var hopPeak: [Float]
     private var totalPeak: [Float]
     private let spectrum: SpectrumAnalyzer?
@@ -30,7 +32,7 @@ public final class MeterPipeline {
     ///   - transform: the FFT for bands (required when settings.bands > 0).
     ///   - clock: Unix time for `ts` on live frames; nil for files.
     public init(settings: MeterSettings, transform: (any PowerSpectrumTransform)? = nil,
-                clock: (() -> Double)? = nil) throws(PulsemeterError) {
+                clock: (() -> Double)? = nil) throws(SettingError) {
         try settings.validate()
         self.settings = settings
         self.hop = settings.hop
@@ -82,6 +84,7 @@ public final class MeterPipeline {
             done += n
             hopFill += n
             pos += n
+            hopSampled = true
             if hopFill == hop { try emitFrame(emit) }
         }
     }
@@ -93,12 +96,10 @@ public final class MeterPipeline {
         dropped += frames
         let toBoundary = hop - hopFill
         if frames >= toBoundary {
-            if hopFill > 0 {
-                pos += toBoundary
+            pos += toBoundary
+            if hopSampled {
                 hopFill = hop
                 try emitFrame(emit)
-            } else {
-                pos += toBoundary
             }
             let rest = frames - toBoundary
             pos += rest
@@ -109,9 +110,9 @@ public final class MeterPipeline {
         }
     }
 
-    /// Emits the last partial hop, if any.
+    /// Emits the last partial hop, if any of it was processed.
     public func finish(emit: (MeterFrame) throws -> Void) rethrows {
-        if hopFill > 0 { try emitFrame(emit) }
+        if hopFill > 0 && hopSampled { try emitFrame(emit) }
     }
 
     /// Whole-stream RMS and peak per channel, so far.
@@ -182,6 +183,7 @@ public final class MeterPipeline {
             }
         }
         hopFill = 0
+        hopSampled = false
         try emit(frame)
     }
 }

@@ -36,44 +36,48 @@ public struct MeterSettings: Sendable, Equatable {
     /// The highest band edge actually asked for.
     public var effectiveFmax: Double { fmax ?? min(16000, 0.95 * Double(rate) / 2) }
 
-    /// Checks every value against what is allowed; the error names the option, the value and
-    /// the allowed range, as a usage error (exit 64).
-    public func validate() throws(PulsemeterError) {
-        func bad(_ option: String, _ value: String, _ allowed: String) -> PulsemeterError {
-            PulsemeterError(.usage, "\(option) \(value) is not allowed: \(allowed)")
-        }
-        guard (1...Self.maxRate).contains(rate) else {
-            throw bad("--rate", "\(rate)", "use a sample rate from 1 to \(Self.maxRate) Hz")
-        }
-        guard (1...Self.maxChannels).contains(channels) else {
-            throw bad("--channels", "\(channels)", "use 1 to \(Self.maxChannels) channels")
-        }
-        guard fps.isFinite, fps >= 0.01, fps <= Double(rate) else {
-            throw bad("--fps", format(fps), "use a number of frames per second from 0.01 up to the sample rate")
-        }
-        guard windowMs.isFinite, windowMs > 0, windowMs <= 60_000 else {
-            throw bad("--window", format(windowMs), "use a window from above 0 to 60000 ms")
-        }
-        guard bands >= 0, bands <= 1024 else {
-            throw bad("--bands", "\(bands)", "use 0 (off) to 1024 bands")
-        }
-        // Checked with bands off too: `--fft-size 1000` is a mistake whether or not it is used.
-        guard fftSize >= 64, fftSize <= 65536, fftSize & (fftSize - 1) == 0 else {
-            throw bad("--fft-size", "\(fftSize)", "--fft-size must be a power of two from 64 to 65536")
-        }
-        guard bands > 0 else { return }
+    /// What `setting` may be, given the other settings (the one statement of each rule).
+    public func allowed(_ setting: SettingError.Setting) -> SettingError.Allowed {
         let nyquist = Double(rate) / 2
-        guard fmin.isFinite, fmin >= 1, fmin < nyquist else {
-            throw bad("--fmin", format(fmin), "use a frequency of at least 1 Hz and below Nyquist (\(format(nyquist)) Hz)")
+        switch setting {
+        case .rate: return .range(1, Double(Self.maxRate))
+        case .channels: return .range(1, Double(Self.maxChannels))
+        case .fps: return .range(0.01, Double(rate))
+        case .window: return .positiveUpTo(60_000)
+        case .bands: return .range(0, 1024)
+        case .fftSize: return .powerOfTwo(64, 65536)
+        case .fmin: return .frequencyBelow(atLeast: 1, below: nyquist)
+        case .fmax: return .frequencyAbove(above: fmin, atMost: nyquist)
         }
-        let top = effectiveFmax
-        guard top.isFinite, top > fmin, top <= nyquist else {
-            throw bad("--fmax", format(top), "use a frequency above --fmin (\(format(fmin)) Hz) and at most Nyquist (\(format(nyquist)) Hz)")
-        }
-        _ = try BandLayout(settings: self)
     }
 
-    private func format(_ v: Double) -> String {
-        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    /// Checks every value against what is allowed, in the order of the settings; the error
+    /// names the setting, its value and what is allowed.
+    public func validate() throws(SettingError) {
+        func check(_ setting: SettingError.Setting, _ value: Double) throws(SettingError) {
+            let allowed = allowed(setting)
+            let ok: Bool
+            switch allowed {
+            case .range(let lo, let hi): ok = value >= lo && value <= hi
+            case .positiveUpTo(let hi): ok = value > 0 && value <= hi
+            case .powerOfTwo(let lo, let hi):
+                ok = value >= Double(lo) && value <= Double(hi) && Int(value) & (Int(value) - 1) == 0
+            case .frequencyBelow(let lo, let below): ok = value >= lo && value < below
+            case .frequencyAbove(let above, let atMost): ok = value > above && value <= atMost
+            case .bandsWithinBins(let bins, _): ok = value <= Double(bins)
+            }
+            guard ok, value.isFinite else { throw SettingError(setting, value: value, allowed: allowed) }
+        }
+        try check(.rate, Double(rate))
+        try check(.channels, Double(channels))
+        try check(.fps, fps)
+        try check(.window, windowMs)
+        try check(.bands, Double(bands))
+        // Checked with bands off too: an FFT size of 1000 is a mistake whether or not it is used.
+        try check(.fftSize, Double(fftSize))
+        guard bands > 0 else { return }
+        try check(.fmin, fmin)
+        try check(.fmax, effectiveFmax)
+        _ = try BandLayout(settings: self)
     }
 }

@@ -1,11 +1,30 @@
-/// The one conversion from 16-bit PCM to the Float samples the meter and the lossy encoders
+/// The one conversion between 16-bit PCM and the Float samples the meter and the lossy encoders
 /// work on: full scale is 1.0, so s16 is divided by 32768 (the contract's definition, and what
-/// libsndfile and ffmpeg do). Every reader and writer that turns shorts into floats calls this,
-/// so a level measured live, read back from a file, or fed to an encoder is the same number.
+/// libsndfile and ffmpeg do); back again it is multiplied by 32768, rounded and clamped to
+/// -32768...32767 (NaN becomes 0). Every reader and writer that turns shorts into floats or
+/// back calls this, so a level measured live, read back from a file, played, or fed to an
+/// encoder is the same number.
 public enum SampleConversion {
+    /// One sample to Float.
+    @inlinable
+    public static func float(_ s: Int16) -> Float { Float(s) * (1.0 / 32768) }
+
+    /// One sample to Int16.
+    @inlinable
+    public static func int16(_ f: Float) -> Int16 {
+        let v = (f * 32768).rounded()
+        return Int16(max(-32768, min(32767, v.isNaN ? 0 : v)))
+    }
+
     /// Converts `count` interleaved samples; a plain loop the compiler vectorizes.
     @inlinable
     public static func floats(from source: UnsafePointer<Int16>, into destination: UnsafeMutablePointer<Float>, count: Int) {
-        for i in 0..<count { destination[i] = Float(source[i]) * (1.0 / 32768) }
+        for i in 0..<count { destination[i] = float(source[i]) }
+    }
+
+    /// Converts `count` interleaved samples back to 16 bits.
+    @inlinable
+    public static func int16s(from source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Int16>, count: Int) {
+        for i in 0..<count { destination[i] = int16(source[i]) }
     }
 }

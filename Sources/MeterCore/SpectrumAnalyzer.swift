@@ -105,7 +105,7 @@ public final class SpectrumAnalyzer {
 public final class DeferredBands {
     private let analyzer: SpectrumAnalyzer
 
-    public init(settings: MeterSettings, transform: any PowerSpectrumTransform) throws(PulsemeterError) {
+    public init(settings: MeterSettings, transform: any PowerSpectrumTransform) throws(SettingError) {
         analyzer = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform)
     }
 

@@ -4,7 +4,7 @@ public enum WaveformRenderer {
     /// `{"version":1,"rate":..,"channels":..,"frames":F,"duration":..,"bars":N,"floor_db":..,
     /// "rms_db":[..],"peak_db":[..],"levels":[..]}` and a newline.
     public static func json(_ w: Waveform) -> String {
-        var b = JSONLineBuilder()
+        let b = JSONLineBuilder()
         b.byte(UInt8(ascii: "{"))
         b.field("version", 1)
         b.field("rate", w.rate)
@@ -95,7 +95,7 @@ public enum WaveformRenderer {
 
     /// An SVG length: up to 3 decimals, whole numbers without a fraction ("320", "5.6").
     static func num(_ v: Double) -> String {
-        var b = JSONLineBuilder()
+        let b = JSONLineBuilder()
         b.number(v, decimals: 3)
         let text = String(decoding: b.bytes, as: UTF8.self)
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text

@@ -15,8 +15,13 @@ public final class AnsiLiveSink: LiveStatusSink {
     /// Minimum seconds between redraws: frames that arrive faster (catching up) are skipped.
     public var minInterval = 1.0 / 90
 
-    public init(output: FileDescriptorOutput) {
+    /// Says (once) whether the terminal was resized since the last call.
+    private let takeResize: () -> Bool
+
+    /// `takeResize` reports a resize once (the CLI passes its SIGWINCH flag).
+    public init(output: FileDescriptorOutput, takeResize: @escaping () -> Bool) {
         self.output = output
+        self.takeResize = takeResize
         let size = Terminal.size(fd: output.fd) ?? (80, 24)
         renderer = AnsiMeterRenderer(width: size.columns, height: size.rows,
                                      color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
@@ -70,7 +75,7 @@ public final class AnsiLiveSink: LiveStatusSink {
     }
 
     private func followResize() -> Bool {
-        guard Signals.takeResize(), let size = Terminal.size(fd: output.fd) else { return false }
+        guard takeResize(), let size = Terminal.size(fd: output.fd) else { return false }
         renderer.width = size.columns
         renderer.height = size.rows
         return true

@@ -1,4 +1,3 @@
-import Dispatch
 import MeterCore
 import Synchronization
 
@@ -6,6 +5,11 @@ import Synchronization
 /// and the output use two cores. Frames keep their order; at most `depth` wait, then the
 /// producer waits too (files only: a live run must never wait on its output, and does not
 /// use this). The wrapped sink's first error stops the run at the producer's next call.
+///
+/// The items travel through a `ChunkHandoff` whose chunks carry no samples: a chunk's position
+/// is the index of its item in `items`, written before the chunk is published and read after
+/// it is popped, so the ring's release/acquire order covers the item too. The output thread
+/// wakes once per `batch` items (or at the end line), not once per frame.
 public final class BackgroundSink: FrameSink, @unchecked Sendable {
     private enum Item {
         case start(StreamInfo), frame(MeterFrame), gap(StreamGap), end(StreamSummary)
@@ -13,14 +17,14 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
 
     private let sink: any FrameSink
     private let bands: DeferredBands?
-    private let depth: Int
-    private let queue = Mutex<[Item]>([])
+    private let handoff: ChunkHandoff<UInt8>
+    /// Item of the chunk at position p lives at items[p % slots]; see the type's comment.
+    private let items: UnsafeMutablePointer<Item?>
+    private let slots: Int
     private let failure = Mutex<Error?>(nil)
-    private let itemsReady = DispatchSemaphore(value: 0)
-    private let spaceFreed = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-    private let queued = Atomic<Int>(0)
-    private var started = false
+    private let finished = Wakeup()
+    private var produced = 0     // producer only
+    private var started = false  // producer only
     private static let batch = 32
 
     /// `sink` is used only by the background thread from now on. With `bands`, frames from a
@@ -28,13 +32,21 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
     public init(_ sink: any FrameSink, bands: DeferredBands? = nil, depth: Int = 256) {
         self.sink = sink
         self.bands = bands
-        self.depth = depth
+        slots = max(2, depth)
+        handoff = ChunkHandoff(slots: slots, slotCapacity: 1)
+        items = .allocate(capacity: slots)
+        items.initialize(repeating: nil, count: slots)
+    }
+
+    deinit {
+        items.deinitialize(count: slots)
+        items.deallocate()
     }
 
     public func start(_ info: StreamInfo) throws {
         if !started {
             started = true
-            OSThread.spawn(role: "output") { [self] in drain() }
+            try OSThread.spawn(role: "pm-output") { [self] in drain() }
         }
         try enqueue(.start(info))
     }
@@ -42,38 +54,30 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
     public func frame(_ frame: MeterFrame) throws { try enqueue(.frame(frame)) }
     public func gap(_ gap: StreamGap) throws { try enqueue(.gap(gap)) }
 
+    /// Wakes the output thread to write what is queued now, without waiting for a batch.
+    public func flush() { handoff.nudgeConsumer() }
+
     /// Queues the end line and waits until everything is written.
     public func end(_ summary: StreamSummary) throws {
         try enqueue(.end(summary))
+        handoff.close()
         finished.wait()
         if let e = failure.withLock({ $0 }) { throw e }
     }
 
     private func enqueue(_ item: Item) throws {
         if let e = failure.withLock({ $0 }) { throw e }
-        while queued.load(ordering: .acquiring) >= depth {
-            _ = spaceFreed.wait(timeout: .now() + .milliseconds(20))
-            if let e = failure.withLock({ $0 }) { throw e }
-        }
-        let count = queue.withLock { q -> Int in
-            q.append(item)
-            return q.count
-        }
-        queued.add(1, ordering: .releasing)
-        // Wake the output thread once per batch of frames, not per frame (a wake-up costs more
-        // than a frame); it also looks every 20 ms by itself, so output is never later than that.
-        var urgent = false
-        if case .end = item { urgent = true }
-        if count == Self.batch || urgent { itemsReady.signal() }
+        _ = handoff.waitForSpace()  // the output thread never cancels: it drains to the end
+        items[produced % slots] = item
+        handoff.withWritableSlot(position: produced) { _ in 0 }
+        produced += 1
     }
 
     private func drain() {
-        var done = false
-        while !done {
-            _ = itemsReady.wait(timeout: .now() + .milliseconds(20))
-            let items = queue.withLock { q -> [Item] in defer { q.removeAll(keepingCapacity: true) }; return q }
-            if items.isEmpty { continue }
-            for item in items {
+        defer { finished.signal() }
+        while handoff.waitForChunks(Self.batch) {
+            while handoff.pop({ _, position in
+                let item = items[position % slots].take()!
                 if failure.withLock({ $0 }) == nil {
                     do {
                         switch item {
@@ -88,11 +92,7 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
                         failure.withLock { $0 = error }
                     }
                 }
-                if case .end = item { done = true }
-            }
-            queued.subtract(items.count, ordering: .releasing)
-            spaceFreed.signal()
+            }) {}
         }
-        finished.signal()
     }
 }

@@ -34,10 +34,10 @@ public final class FileDescriptorOutput: ByteOutput, Sendable {
         try bytes.withUnsafeBytes { buf in
             var off = 0
             while off < buf.count {
-                let n = Glibc.write(fd, buf.baseAddress! + off, buf.count - off)
+                let n = SystemCall.retryingInterrupted { Glibc.write(fd, buf.baseAddress! + off, buf.count - off) }
                 if n < 0 {
                     let e = errno
-                    if e == EINTR || e == EAGAIN { continue }
+                    if e == EAGAIN { continue }
                     if e == EPIPE { throw OutputClosed() }
                     throw PulsemeterError(.io, "cannot write meter output to \(name): \(String(cString: strerror(e)))")
                 }

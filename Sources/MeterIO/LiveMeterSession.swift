@@ -27,68 +27,90 @@ public struct LiveOptions: Sendable {
     }
 }
 
-/// Live capture: three threads joined by lock-free rings.
+/// Live capture: three threads joined by `ChunkHandoff`s.
 ///
 /// ```
-/// capture thread (pa_simple_read) ─┬─► meter ring ─► analysis (caller's thread) ─► sink
-///                                  └─► record ring ─► recorder thread ─► RecordingWriter
+/// capture thread (pa_simple_read) ─┬─► meter handoff ─► analysis (caller's thread) ─► sink
+///                                  └─► record handoff ─► recorder thread ─► RecordingWriter
 /// ```
-/// The capture thread only reads and pushes; it never waits on analysis, output or disk. A full
-/// meter ring drops the chunk (the analysis sees the hole by position and counts it in
-/// `dropped`); the record ring holds about 10 s, and an overflow is counted and reported.
+/// The capture thread only reads and pushes; it never waits on analysis, output or disk (a
+/// push never blocks; waking a sleeping consumer is one `sem_post`). A full meter ring drops
+/// the chunk (the analysis sees the hole by position and counts it in `dropped`); the record
+/// ring holds about 10 s, and an overflow is counted and reported.
+///
+/// Wake-ups are the cost of a live meter, not the arithmetic: reads are sized to the meter
+/// hop (whole hops, 10 to 50 ms), and the analysis sleeps until the chunks that complete the
+/// next hop are in, so it wakes about once per frame it emits and writes that frame at once
+/// (capture to output well under one hop). The recorder wakes about four times a second.
 /// The analysis runs the same `MeterPipeline` as `analyze`, on the same Float conversion.
 ///
 /// Thread-safety invariant for `@unchecked Sendable`: `stream` is touched only by the capture
 /// thread once `run` starts; `writer` only by the recorder thread; everything else shared is an
-/// Atomic, a Mutex, or a ChunkRing used by exactly one producer and one consumer.
+/// Atomic, a Mutex, or a ChunkHandoff used by exactly one producer and one consumer.
 public final class LiveMeterSession: @unchecked Sendable {
     public let options: LiveOptions
     /// The source name shown in the `start` line (the default source resolved to its name).
     public let sourceName: String
+    /// Frames per capture read and per ring chunk.
+    public let chunkFrames: Int
 
     private var stream: PulseStream?
     private var writer: (any RecordingWriter)?
-    private let chunkFrames: Int
-    private let meterRing: ChunkRing<Int16>
-    private let recordRing: ChunkRing<Int16>?
+    private let meter: ChunkHandoff<Int16>
+    private let recorder: ChunkHandoff<Int16>?
+    private let recorderBatch: Int
+    private let cancellation: Cancellation
 
     private let captured = Atomic<Int>(0)            // frames captured so far
     private let recordOverflow = Atomic<Int>(0)      // frames the record ring could not take
     private let abandoned = Atomic<Bool>(false)      // analysis gave up waiting for a blocked read
     private let internalStop = Atomic<Bool>(false)   // a consumer failed; stop capturing
-    private let captureDone = DispatchSemaphore(value: 0)
-    private let recorderDone = DispatchSemaphore(value: 0)
-    /// Signalled by the capture thread after each push (never blocks it), so the analysis
-    /// wakes at once instead of polling.
-    private let meterWake = DispatchSemaphore(value: 0)
-    private let failures = Mutex<[PulsemeterError]>([])
+    private let captureDone = Wakeup()
+    private let recorderDone = Wakeup()
+    private let failures = Mutex<[Error]>([])
     private let gaps = Mutex<[StreamGap]>([])
-    /// True while the capture thread waits for the server to come back (`--reconnect`).
+    /// True while the capture thread waits for the server to come back (`reconnect`).
     public let inOutage = Atomic<Bool>(false)
 
-    /// Connects to the server (exit 69 when it or the device is missing), then creates the
-    /// recording (exit 73), before anything is captured.
-    public init(options: LiveOptions) throws(PulsemeterError) {
+    /// Frames per read for a meter hop of `hop` frames at `rate`: the hop itself when it lasts
+    /// 10 to 50 ms; for longer hops the hop cut into equal reads of at most 50 ms (so a stop
+    /// acts fast); 10 ms when hops are shorter (several frames per read).
+    public static func chunkFrames(hop: Int, rate: Int) -> Int {
+        let shortest = max(1, rate / 100), longest = max(1, rate / 20)
+        if hop <= shortest { return shortest }
+        let reads = (hop + longest - 1) / longest
+        return (hop + reads - 1) / reads
+    }
+
+    /// Connects to the server (`PulseError`) then creates the recording, before anything is
+    /// captured. Cancelling `cancellation` ends `run` as a stop request does: the frames
+    /// captured so far are analysed, the recording is finished, the end line is written.
+    public init(options: LiveOptions, cancellation: Cancellation = Cancellation()) throws {
         self.options = options
+        self.cancellation = cancellation
         let s = options.settings
         // The container is checked first (a usage error), the file created only once the
         // server answered (no empty file left behind when it does not).
         let format = try options.recordPath.map { (path) throws(PulsemeterError) in
             try RecordingFormat.choose(path: path, rate: s.rate, channels: s.channels, bitrateKbps: options.bitrateKbps)
         }
-        stream = try PulseStream(direction: .record, device: options.device, rate: s.rate, channels: s.channels)
+        let chunkFrames = Self.chunkFrames(hop: s.hop, rate: s.rate)
+        self.chunkFrames = chunkFrames
+        stream = try PulseStream(direction: .record, device: options.device, rate: s.rate, channels: s.channels,
+                                 fragmentFrames: chunkFrames)
         sourceName = Self.resolveName(options.device)
         if let path = options.recordPath, let format {
             writer = try format.openWriter(path: path)
         }
-        chunkFrames = max(1, s.rate / 100)
         let slot = chunkFrames * s.channels
         let slotBytes = slot * 2
-        // ~2.5 s of meter input (less for very wide specs): enough to ride out bursts from
-        // sources that deliver in lumps (pipe sources, PipeWire) without dropping.
-        meterRing = ChunkRing(slots: max(32, min(256, (4 << 20) / slotBytes)), slotCapacity: slot)
-        let recordSlots = max(200, min(1000, (24 << 20) / slotBytes))  // ~10 s, at most ~24 MB
-        recordRing = options.recordPath == nil ? nil : ChunkRing(slots: recordSlots, slotCapacity: slot)
+        // ~2.5 s of meter input (at least 32 chunks; less for very wide specs): enough to ride
+        // out bursts from sources that deliver in lumps (pipe sources, PipeWire) without dropping.
+        let seconds = Double(chunkFrames) / Double(s.rate)
+        meter = ChunkHandoff(slots: max(32, min(Int(2.5 / seconds) + 1, (4 << 20) / slotBytes)), slotCapacity: slot)
+        let recordSlots = max(200, min(Int(10 / seconds) + 1, (24 << 20) / slotBytes))  // ~10 s, at most ~24 MB
+        recorder = options.recordPath == nil ? nil : ChunkHandoff(slots: recordSlots, slotCapacity: slot)
+        recorderBatch = max(1, min(recordSlots / 4, Int(0.25 / seconds)))
     }
 
     private static func resolveName(_ device: String?) -> String {
@@ -99,11 +121,12 @@ public final class LiveMeterSession: @unchecked Sendable {
         return d.source
     }
 
-    private var shouldStop: Bool { Signals.stopRequested || internalStop.load(ordering: .acquiring) }
+    private var shouldStop: Bool { cancellation.isCancelled || internalStop.load(ordering: .acquiring) }
 
-    private func fail(_ e: PulsemeterError) {
+    private func fail(_ e: Error) {
         failures.withLock { $0.append(e) }
         internalStop.store(true, ordering: .releasing)
+        meter.nudgeConsumer()
     }
 
     // MARK: capture thread
@@ -113,9 +136,8 @@ public final class LiveMeterSession: @unchecked Sendable {
         let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: chunkFrames * s.channels)
         defer {
             scratch.deallocate()
-            recordRing?.close()
-            meterRing.close()
-            meterWake.signal()
+            recorder?.close()
+            meter.close()
             captureDone.signal()
         }
         var pos = 0
@@ -123,12 +145,13 @@ public final class LiveMeterSession: @unchecked Sendable {
         while !shouldStop && pos < limit {
             let frames = min(chunkFrames, limit - pos)
             do {
-                guard let stream else { throw PulsemeterError(.io, "no stream") }
+                guard let stream else { throw PulseError.streamLost(reason: "no stream") }
                 try stream.read(scratch, bytes: frames * s.channels * 2)
             } catch {
                 if shouldStop { break }
                 guard options.reconnect else {
-                    fail(PulsemeterError(.io, "lost the PulseAudio source \(sourceName) on \(PulseStream.serverDescription) (\(stream?.lastError ?? "\(error)")); the recording holds every frame captured before; use --reconnect to wait for it instead"))
+                    fail(PulseError.sourceLost(source: sourceName, server: PulseStream.serverDescription,
+                                               reason: stream?.lastError ?? "\(error)"))
                     break
                 }
                 guard reconnectAfterLoss() else { break }
@@ -136,33 +159,39 @@ public final class LiveMeterSession: @unchecked Sendable {
             }
             if abandoned.load(ordering: .acquiring) { break }
             let chunk = UnsafeBufferPointer(start: scratch, count: frames * s.channels)
-            if let recordRing, !recordRing.push(chunk, position: pos) {
+            if let recorder, !recorder.push(chunk, position: pos) {
                 recordOverflow.add(frames, ordering: .relaxed)
             }
-            meterRing.push(chunk, position: pos)  // full: dropped, seen by position
-            meterWake.signal()
+            meter.push(chunk, position: pos)  // full: dropped, seen by position
             pos += frames
             captured.store(pos, ordering: .releasing)
         }
     }
 
     /// Waits for the server or device to come back, with backoff (0.1 s doubling to 2 s).
-    /// Records the outage as a gap; false when stopped meanwhile.
+    /// Records the outage as a gap; false when stopped meanwhile. Nudges the analysis at each
+    /// step so the sink can show the outage.
     private func reconnectAfterLoss() -> Bool {
         let start = unixSeconds()
         inOutage.store(true, ordering: .releasing)
-        defer { inOutage.store(false, ordering: .releasing) }
+        meter.nudgeConsumer()
+        defer {
+            inOutage.store(false, ordering: .releasing)
+            meter.nudgeConsumer()
+        }
         stream = nil
         var delay = 0.1
+        let pause = Wakeup()
+        cancellation.onCancel { pause.signal() }
         while !shouldStop {
             if let s = try? PulseStream(direction: .record, device: options.device,
-                                        rate: options.settings.rate, channels: options.settings.channels) {
+                                        rate: options.settings.rate, channels: options.settings.channels,
+                                        fragmentFrames: chunkFrames) {
                 stream = s
                 gaps.withLock { $0.append(StreamGap(startTs: start, endTs: unixSeconds())) }
                 return true
             }
-            let until = monotonicSeconds() + delay
-            while !shouldStop && monotonicSeconds() < until { usleep(20_000) }
+            pause.wait(seconds: delay)  // the back-off; a stop request ends it at once
             delay = min(2, delay * 2)
         }
         return false
@@ -172,22 +201,16 @@ public final class LiveMeterSession: @unchecked Sendable {
 
     private func recordLoop() {
         defer { recorderDone.signal() }
-        guard let ring = recordRing, let writer else { return }
+        guard let recorder, let writer else { return }
         var failed = false
-        while true {
-            var got = false
+        while recorder.waitForChunks(recorderBatch) {
             do {
-                got = try ring.pop { chunk, _ in
+                while try recorder.pop({ chunk, _ in
                     if !failed { try writer.write(chunk) }
-                }
-            } catch let e as PulsemeterError {
+                }) {}
+            } catch {
                 failed = true
-                fail(e)
-            } catch {}
-            if !got {
-                if ring.isClosed && ring.available == 0 { break }
-                if abandoned.load(ordering: .acquiring) && ring.available == 0 { break }
-                usleep(5_000)
+                fail(error)
             }
         }
         do { try writer.close() } catch { if !failed { fail(error) } }
@@ -195,7 +218,7 @@ public final class LiveMeterSession: @unchecked Sendable {
 
     // MARK: analysis (the caller's thread)
 
-    /// Runs until --duration, a stop signal, a failure, or the sink's reader going away.
+    /// Runs until the duration, a cancellation, a failure, or the sink's reader going away.
     /// Emits start, frames (with `ts`), gaps and the end line; the recording is finished before
     /// the end line is written. Throws the first failure after everything is finished.
     @discardableResult
@@ -209,13 +232,23 @@ public final class LiveMeterSession: @unchecked Sendable {
             sinkError = error
             internalStop.store(true, ordering: .releasing)
         }
-        OSThread.spawn(role: "pm-capture") { [self] in captureLoop() }
-        OSThread.spawn(role: "pm-recorder") { [self] in recordLoop() }
+        cancellation.onCancel { [meter] in meter.nudgeConsumer() }
+        try OSThread.spawn(role: "pm-capture") { [self] in captureLoop() }
+        if recorder != nil {
+            do {
+                try OSThread.spawn(role: "pm-recorder") { [self] in recordLoop() }
+            } catch {
+                internalStop.store(true, ordering: .releasing)
+                captureDone.wait()
+                throw error
+            }
+        } else {
+            recorderDone.signal()
+        }
 
-        let floats = UnsafeMutablePointer<Float>.allocate(capacity: meterRing.slotCapacity)
+        let floats = UnsafeMutablePointer<Float>.allocate(capacity: meter.ring.slotCapacity)
         defer { floats.deallocate() }
-        var expected = 0
-        var stopSeen: Double?
+        let hop = pipeline.hop
         let emit: (MeterFrame) throws -> Void = { try sink.frame($0) }
         func guarded(_ body: () throws -> Void) {
             guard sinkError == nil else { return }
@@ -226,36 +259,39 @@ public final class LiveMeterSession: @unchecked Sendable {
         }
         while true {
             var got = false
-            meterRing.pop { chunk, position in
+            while meter.pop({ chunk, position in
                 got = true
                 let frames = chunk.count / s.channels
+                let expected = pipeline.pos
                 guarded {
                     if position > expected { try pipeline.skip(frames: position - expected, emit: emit) }
                     SampleConversion.floats(from: chunk.baseAddress!, into: floats, count: chunk.count)
                     try pipeline.process(floats, frames: frames, emit: emit)
                 }
-                expected = position + frames
-            }
+            }) {}
             let pending = gaps.withLock { g -> [StreamGap] in defer { g.removeAll() }; return g }
             for g in pending { guarded { try sink.gap(g) } }
-            if got { continue }
-            if meterRing.isClosed && meterRing.available == 0 { break }
+            if meter.ring.isClosed && meter.ring.available == 0 { break }
             if shouldStop {
                 // A read blocked on a silent source cannot be interrupted; give it half a second.
-                let now = monotonicSeconds()
-                if stopSeen == nil { stopSeen = now }
-                if now - stopSeen! > 0.5 {
+                if !meter.waitForClose(seconds: 0.5) {
                     abandoned.store(true, ordering: .releasing)
+                    recorder?.cancel()
                     break
                 }
+                continue
             }
-            if let live = sink as? LiveStatusSink { guarded { try live.idle(outage: inOutage.load(ordering: .acquiring)) } }
-            _ = meterWake.wait(timeout: .now() + .milliseconds(50))
+            if !got, let live = sink as? LiveStatusSink {
+                guarded { try live.idle(outage: inOutage.load(ordering: .acquiring)) }
+            }
+            // Sleep until the chunks that complete the next hop are in.
+            let missing = hop - pipeline.pos % hop
+            meter.waitForChunks((missing + chunkFrames - 1) / chunkFrames)
         }
         if !abandoned.load(ordering: .acquiring) { captureDone.wait() }
         let total = captured.load(ordering: .acquiring)
         guarded {
-            if total > expected { try pipeline.skip(frames: total - expected, emit: emit) }
+            if total > pipeline.pos { try pipeline.skip(frames: total - pipeline.pos, emit: emit) }
             try pipeline.finish(emit: emit)
         }
         recorderDone.wait()

@@ -30,9 +30,13 @@ public final class PlaybackSession: @unchecked Sendable {
     private let playedFrames = Atomic<Int>(0)    // file position now heard
     private let done = DispatchSemaphore(value: 0)
     private let failure = Mutex<Error?>(nil)
+    private let cancellation: Cancellation
 
-    /// Opens the file (exit 65/66) and a playback stream on `device` (exit 69).
-    public init(path: FilePath, device: String?, sink: any FrameSink, settings: MeterSettings? = nil) throws {
+    /// Opens the file (exit 65/66) and a playback stream on `device` (exit 69). Cancelling
+    /// `cancellation` stops the playback like `stop()`.
+    public init(path: FilePath, device: String?, sink: any FrameSink, settings: MeterSettings? = nil,
+                cancellation: Cancellation = Cancellation()) throws {
+        self.cancellation = cancellation
         reader = try SoundFileReader(path: path)
         rate = reader.rate
         channels = reader.channels
@@ -57,8 +61,10 @@ public final class PlaybackSession: @unchecked Sendable {
     public func seek(bySeconds s: Double) { seekDelta.add(Int(s * Double(rate)), ordering: .acquiringAndReleasing) }
     public func stop() { stopFlag.store(true, ordering: .releasing) }
 
-    public func start() {
-        OSThread.spawn(role: "pm-playback") { [self] in audioLoop() }
+    private var stopping: Bool { stopFlag.load(ordering: .acquiring) || cancellation.isCancelled }
+
+    public func start() throws {
+        try OSThread.spawn(role: "pm-playback") { [self] in audioLoop() }
     }
 
     /// Waits for the audio thread; rethrows its failure; writes the end line.
@@ -83,7 +89,7 @@ public final class PlaybackSession: @unchecked Sendable {
         var filePos = 0
         var wasPaused = false
         do {
-            while !stopFlag.load(ordering: .acquiring) && !Signals.stopRequested {
+            while !stopping {
                 let delta = seekDelta.exchange(0, ordering: .acquiringAndReleasing)
                 if delta != 0 {
                     let target = min(max(0, playedFrames.load(ordering: .acquiring) + delta), totalFrames)
@@ -106,17 +112,14 @@ public final class PlaybackSession: @unchecked Sendable {
                     playedFrames.store(filePos, ordering: .releasing)
                     break
                 }
-                for i in 0..<(n * channels) {
-                    let v = (floats[i] * 32768).rounded()
-                    shorts[i] = Int16(max(-32768, min(32767, v.isNaN ? 0 : v)))
-                }
+                SampleConversion.int16s(from: floats, into: shorts, count: n * channels)
                 try stream.write(shorts, bytes: n * channels * 2)
                 try pipeline.process(floats, frames: n) { try sink.frame($0) }
                 filePos += n
                 let latency = Int(Double(stream.latencyMicroseconds()) * Double(rate) / 1e6)
                 playedFrames.store(max(0, filePos - latency), ordering: .releasing)
             }
-            if !stopFlag.load(ordering: .acquiring) && !Signals.stopRequested {
+            if !stopping {
                 try pipeline.finish { try sink.frame($0) }
             } else {
                 stream.flush()

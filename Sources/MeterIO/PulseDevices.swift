@@ -24,12 +24,12 @@ public final class PulseDevices {
     private let deadline: Double
 
     /// Connects, failing with exit 69 within `timeout` seconds when no server answers.
-    public init(timeout: Double = 5) throws(PulsemeterError) {
-        guard let ml = pa_mainloop_new() else { throw PulsemeterError(.unavailable, "cannot start a PulseAudio main loop") }
+    public init(timeout: Double = 5) throws(PulseError) {
+        guard let ml = pa_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
         mainloop = ml
         guard let ctx = pa_context_new(pa_mainloop_get_api(ml), "pulsemeter") else {
             pa_mainloop_free(ml)
-            throw PulsemeterError(.unavailable, "cannot create a PulseAudio context")
+            throw .cannotStart(what: "a PulseAudio context")
         }
         context = ctx
         deadline = monotonicSeconds() + timeout
@@ -50,14 +50,14 @@ public final class PulseDevices {
         pa_mainloop_free(mainloop)
     }
 
-    private func connectError() -> PulsemeterError {
+    private func connectError() -> PulseError {
         let reason = String(cString: pa_strerror(pa_context_errno(context)))
-        return PulsemeterError(.unavailable, "cannot connect to \(PulseStream.serverDescription) (\(reason)); start PulseAudio or PipeWire's pulse server, or set PULSE_SERVER")
+        return .cannotConnect(server: PulseStream.serverDescription, reason: reason)
     }
 
-    private func iterate() throws(PulsemeterError) {
+    private func iterate() throws(PulseError) {
         guard monotonicSeconds() < deadline else {
-            throw PulsemeterError(.unavailable, "\(PulseStream.serverDescription) did not answer in time; check that it is running")
+            throw .noAnswer(server: PulseStream.serverDescription)
         }
         // One main-loop pass (pa_mainloop_prepare/poll/dispatch), polling at most 100 ms so
         // the deadline is checked often.
@@ -66,7 +66,7 @@ public final class PulseDevices {
         _ = pa_mainloop_dispatch(mainloop)
     }
 
-    private func wait(_ op: OpaquePointer?) throws(PulsemeterError) {
+    private func wait(_ op: OpaquePointer?) throws(PulseError) {
         guard let op else { throw connectError() }
         defer { pa_operation_unref(op) }
         while pa_operation_get_state(op) == PA_OPERATION_RUNNING {
@@ -96,7 +96,7 @@ public final class PulseDevices {
     }
 
     /// The server's default source and sink names.
-    public func defaults() throws(PulsemeterError) -> (source: String, sink: String) {
+    public func defaults() throws(PulseError) -> (source: String, sink: String) {
         let c = Collector()
         let ud = Unmanaged.passUnretained(c).toOpaque()
         try wait(pa_context_get_server_info(context, { _, info, ud in
@@ -109,7 +109,7 @@ public final class PulseDevices {
     }
 
     /// Capture sources, the default marked.
-    public func sources() throws(PulsemeterError) -> [PulseDevice] {
+    public func sources() throws(PulseError) -> [PulseDevice] {
         try list(defaultName: defaults().source) { ud in
             pa_context_get_source_info_list(context, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee, let ud else { return }
@@ -121,7 +121,7 @@ public final class PulseDevices {
     }
 
     /// Playback sinks, the default marked.
-    public func sinks() throws(PulsemeterError) -> [PulseDevice] {
+    public func sinks() throws(PulseError) -> [PulseDevice] {
         try list(defaultName: defaults().sink) { ud in
             pa_context_get_sink_info_list(context, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee, let ud else { return }
@@ -133,9 +133,9 @@ public final class PulseDevices {
 
     /// Runs one list operation whose callback fills a Collector, and marks the default device.
     private func list(defaultName: String,
-                      _ start: (UnsafeMutableRawPointer) -> OpaquePointer?) throws(PulsemeterError) -> [PulseDevice] {
+                      _ start: (UnsafeMutableRawPointer) -> OpaquePointer?) throws(PulseError) -> [PulseDevice] {
         let c = Collector()
-        try withExtendedLifetime(c) { () throws(PulsemeterError) in
+        try withExtendedLifetime(c) { () throws(PulseError) in
             try wait(start(Unmanaged.passUnretained(c).toOpaque()))
         }
         return c.devices.map { var d = $0; d.isDefault = d.name == defaultName; return d }

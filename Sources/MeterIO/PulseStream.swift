@@ -22,15 +22,16 @@ public final class PulseStream: @unchecked Sendable {
         return "the PulseAudio server"
     }
 
-    /// Opens a stream. Record streams ask for ~10 ms fragments so reads return quickly; playback
+    /// Opens a stream. Record streams ask for fragments of `fragmentFrames` (default ~10 ms),
+    /// the size of the caller's reads, so each read is one delivery from the server; playback
     /// streams keep a short target buffer so pausing is heard at once.
     public init(direction: Direction, device: String?, rate: Int, channels: Int,
-                name: String = "pulsemeter", latencyMs: Int = 10) throws(PulsemeterError) {
+                name: String = "pulsemeter", latencyMs: Int = 10, fragmentFrames: Int? = nil) throws(PulseError) {
         self.rate = rate
         self.channels = channels
         self.device = device
         var spec = pa_sample_spec(format: CPulse_SAMPLE_S16NE, rate: UInt32(rate), channels: UInt8(channels))
-        let bytes = UInt32(max(1, rate * latencyMs / 1000) * channels * 2)
+        let bytes = UInt32((fragmentFrames ?? max(1, rate * latencyMs / 1000)) * channels * 2)
         let unset = UInt32.max
         var attr: pa_buffer_attr
         switch direction {
@@ -49,34 +50,33 @@ public final class PulseStream: @unchecked Sendable {
 
     deinit { if let handle { pa_simple_free(handle) } }
 
-    static func openError(_ err: Int32, device: String?, direction: Direction) -> PulsemeterError {
-        let what = direction == .record ? "source" : "sink"
+    static func openError(_ err: Int32, device: String?, direction: Direction) -> PulseError {
         let reason = String(cString: pa_strerror(err))
         if err == Int32(PA_ERR_NOENTITY.rawValue), let device {
-            return PulsemeterError(.unavailable, "no PulseAudio \(what) named \(device) on \(serverDescription); run pulsemeter devices\(direction == .playback ? " --sinks" : "") to list them")
+            return .noSuchDevice(direction, name: device, server: serverDescription)
         }
         if err == Int32(PA_ERR_CONNECTIONREFUSED.rawValue) || err == Int32(PA_ERR_INVALIDSERVER.rawValue)
             || err == Int32(PA_ERR_TIMEOUT.rawValue) || err == Int32(PA_ERR_ACCESS.rawValue) {
-            return PulsemeterError(.unavailable, "cannot connect to \(serverDescription) (\(reason)); start PulseAudio or PipeWire's pulse server, or set PULSE_SERVER")
+            return .cannotConnect(server: serverDescription, reason: reason)
         }
-        return PulsemeterError(.unavailable, "cannot open a PulseAudio \(what)\(device.map { " on \($0)" } ?? "") (\(reason)); run pulsemeter devices to check it")
+        return .cannotOpen(direction, device: device, reason: reason)
     }
 
     /// Fills `bytes` bytes at `buffer` with captured audio (`pa_simple_read`); blocks until full.
-    public func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws(PulsemeterError) {
+    public func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws(PulseError) {
         var err: Int32 = 0
         guard let handle, pa_simple_read(handle, buffer, bytes, &err) >= 0 else {
             lastError = String(cString: pa_strerror(err))
-            throw PulsemeterError(.io, "lost the PulseAudio stream (\(lastError))")
+            throw .streamLost(reason: lastError)
         }
     }
 
     /// Queues `bytes` bytes for playback (`pa_simple_write`); blocks while the buffer is full.
-    public func write(_ buffer: UnsafeRawPointer, bytes: Int) throws(PulsemeterError) {
+    public func write(_ buffer: UnsafeRawPointer, bytes: Int) throws(PulseError) {
         var err: Int32 = 0
         guard let handle, pa_simple_write(handle, buffer, bytes, &err) >= 0 else {
             lastError = String(cString: pa_strerror(err))
-            throw PulsemeterError(.io, "lost the PulseAudio stream (\(lastError))")
+            throw .streamLost(reason: lastError)
         }
     }
 

@@ -29,8 +29,13 @@ public final class RawPCMReader: SampleBlockSource {
     private var capacity: Int
     private var carry = 0  // bytes of an incomplete frame kept from the last read
     private var atEnd = false
+    private let cancellation: Cancellation?
 
-    public init(fd: Int32, format: RawSampleFormat, rate: Int, channels: Int, name: String = "stdin") {
+    /// With `cancellation`, a read interrupted by a signal after it was cancelled ends the
+    /// stream there (a stalled pipe, Ctrl-C) instead of reading on.
+    public init(fd: Int32, format: RawSampleFormat, rate: Int, channels: Int, name: String = "stdin",
+                cancellation: Cancellation? = nil) {
+        self.cancellation = cancellation
         self.fd = fd
         self.format = format
         self.rate = rate
@@ -56,12 +61,10 @@ public final class RawPCMReader: SampleBlockSource {
         // One read(2) at a time, returning as soon as a whole frame is in, so a pipe from a
         // live source (parec) is metered as it arrives.
         while !atEnd {
-            let n = Glibc.read(fd, bytes + have, want - have)
+            let n = SystemCall.retryingInterrupted({ Glibc.read(fd, bytes + have, want - have) },
+                                                   giveUp: { cancellation?.isCancelled ?? false })
             if n < 0 {
-                if errno == EINTR {
-                    if Signals.stopRequested { atEnd = true; break }
-                    continue
-                }
+                if errno == EINTR { atEnd = true; break }
                 throw PulsemeterError(.io, "cannot read stdin: \(errnoText())")
             }
             if n == 0 { atEnd = true; break }
@@ -86,7 +89,7 @@ public final class RawPCMReader: SampleBlockSource {
         switch format {
         case .s16le:
             let p = bytes.assumingMemoryBound(to: Int16.self)
-            for i in 0..<count { out[i] = Float(Int16(littleEndian: p[i])) * (1.0 / 32768) }
+            for i in 0..<count { out[i] = SampleConversion.float(Int16(littleEndian: p[i])) }
         case .s24le:
             let p = bytes.assumingMemoryBound(to: UInt8.self)
             for i in 0..<count {

@@ -1,58 +1,61 @@
-import Dispatch
-import Glibc
 import MeterCore
 import Synchronization
 
 /// Decodes a source on its own thread, a few blocks ahead of the analysis (files and stdin:
 /// the decoder waits when the analysis is behind, nothing is dropped). With `BackgroundSink`
 /// this lets `analyze` use two cores: decoding on one, analysis and output on the other.
+///
+/// Both threads sleep in a `ChunkHandoff`: the decoder until half the blocks are free again
+/// (one wake-up per few blocks), the analysis until a block is there. A cancellation (Ctrl-C
+/// on a stalled pipe) wakes the analysis at once: the stream ends there and the caller still
+/// finishes with its end line.
 public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
     public let rate: Int
     public let channels: Int
     public let name: String
+    /// Called on the analysis thread just before it sleeps for want of input (a slow pipe):
+    /// a chance to push out what is already analysed.
+    public var whenStarved: (() -> Void)?
     /// The wrapped source: read only by the decoding thread once the first read starts.
     private let base: any SampleBlockSource
-    private let ring: ChunkRing<Float>
+    private let handoff: ChunkHandoff<Float>
     private let blockFrames: Int
-    private let ready = DispatchSemaphore(value: 0)
-    private let space = DispatchSemaphore(value: 0)
-    private let stopFlag = Atomic<Bool>(false)
     private let failure = Mutex<Error?>(nil)
     private var started = false
 
-    public init(_ base: any SampleBlockSource, blockFrames: Int = 16384, blocks: Int = 6) {
+    public init(_ base: any SampleBlockSource, blockFrames: Int = 16384, blocks: Int = 6,
+                cancellation: Cancellation? = nil) {
         self.base = base
         rate = base.rate
         channels = base.channels
         name = base.name
         self.blockFrames = blockFrames
-        ring = ChunkRing(slots: blocks, slotCapacity: blockFrames * base.channels)
+        handoff = ChunkHandoff(slots: blocks, slotCapacity: blockFrames * base.channels)
+        if let cancellation { handoff.cancel(on: cancellation) }
     }
 
     /// Tells the decoding thread to stop (the reader is done early: --duration, a closed pipe).
-    public func stop() { stopFlag.store(true, ordering: .releasing) }
+    public func stop() { handoff.cancel() }
 
     private func decode() {
-        defer {
-            ring.close()
-            ready.signal()
-        }
-        while !stopFlag.load(ordering: .acquiring) {
+        defer { handoff.close() }
+        let half = max(1, handoff.ring.slotCount / 2)
+        var waitFor = 1
+        while handoff.waitForSpace(slots: waitFor) {
             var n = 0
-            let pushed = ring.withWritableSlot(position: 0) { slot in
+            var failed = false
+            handoff.withWritableSlot(position: 0) { slot in
                 do {
                     n = try base.read(into: slot.baseAddress!, maxFrames: blockFrames)
                 } catch {
                     failure.withLock { $0 = error }
+                    failed = true
                 }
                 return n * channels
             }
-            if !pushed {
-                _ = space.wait(timeout: .now() + .milliseconds(20))
-                continue
-            }
-            ready.signal()
-            if n == 0 || failure.withLock({ $0 }) != nil { return }
+            if n == 0 || failed { return }
+            // Once the ring is full, sleep until half of it is free: one wake-up per few blocks.
+            waitFor = handoff.ring.available == handoff.ring.slotCount ? half : 1
         }
     }
 
@@ -70,24 +73,22 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
     public func withNextBlock(_ body: (UnsafePointer<Float>, Int) throws -> Void) throws -> Bool {
         if !started {
             started = true
-            OSThread.spawn(role: "decoder") { [self] in decode() }
+            try OSThread.spawn(role: "pm-decoder") { [self] in decode() }
         }
         while true {
             var frames = 0
-            let got = try ring.pop { chunk, _ in
+            let got = try handoff.pop { chunk, _ in
                 frames = chunk.count / channels
                 if frames > 0 { try body(chunk.baseAddress!, frames) }
             }
             if got {
-                // Wake the decoder only when half the ring is free: one wake-up per few blocks.
-                if ring.available == ring.slotCount / 2 { space.signal() }
                 if frames == 0 { break }
                 return true
             }
-            if ring.isClosed && ring.available == 0 { break }
-            // Ctrl-C or SIGTERM while the input is silent (a stalled pipe): end here, so the
-            // caller still finishes and writes its end line.
-            if ready.wait(timeout: .now() + .milliseconds(100)) == .timedOut && Signals.stopRequested { break }
+            if handoff.isCancelled { break }
+            if handoff.ring.isClosed && handoff.ring.available == 0 { break }
+            whenStarved?()
+            handoff.waitForChunks()
         }
         if let e = failure.withLock({ $0 }) { throw e }
         return false

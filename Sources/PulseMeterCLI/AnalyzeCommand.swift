@@ -10,6 +10,8 @@ enum AnalyzeCommand {
         _ = try a.requirePositionals(["FILE|-"])
         let input = a.positionalPaths[0]
         Signals.installStopHandlers()  // Ctrl-C and SIGTERM: finish with the end line, exit 0
+        let cancellation = Cancellation()
+        try Signals.cancelOnStop(cancellation)
         let source: any SampleBlockSource
         if input.isDash {
             guard let rawName = try a.choice("raw", RawSampleFormat.allCases.map(\.rawValue)) else {
@@ -19,7 +21,8 @@ enum AnalyzeCommand {
                 throw PulsemeterError(.usage, "analyze - --raw \(rawName) needs --rate HZ and --channels N (the layout of the PCM on stdin)")
             }
             let s = try MeterOptions.settings(a)
-            source = RawPCMReader(fd: 0, format: RawSampleFormat(rawValue: rawName)!, rate: s.rate, channels: s.channels)
+            source = RawPCMReader(fd: 0, format: RawSampleFormat(rawValue: rawName)!, rate: s.rate, channels: s.channels,
+                                  cancellation: cancellation)
         } else {
             if a.has("raw") {
                 throw PulsemeterError(.usage, "--raw applies to stdin only (analyze - --raw ...); \(input) is decoded by its own header")
@@ -46,7 +49,7 @@ enum AnalyzeCommand {
         let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
         // Two cores: decoding on one thread, levels on this one, band transforms, encoding and
         // output on a third (the same computations, scheduled apart).
-        let readAhead = ReadAheadSource(limited)
+        let readAhead = ReadAheadSource(limited, cancellation: cancellation)
         defer { readAhead.stop() }
         var deferred: DeferredBands?
         if let transform {
@@ -54,9 +57,12 @@ enum AnalyzeCommand {
             deferred = try DeferredBands(settings: settings, transform: transform)
             pipeline.deferBands = true
         }
+        let background = BackgroundSink(sink, bands: deferred)
+        // A slow pipe: what is analysed goes out before the analysis sleeps for more input.
+        readAhead.whenStarved = { background.flush() }
         let summary: StreamSummary
         do {
-            summary = try pipeline.run(source: readAhead, sink: BackgroundSink(sink, bands: deferred), shouldStop: { Signals.stopRequested })
+            summary = try pipeline.run(source: readAhead, sink: background, shouldStop: { cancellation.isCancelled })
         } catch is OutputClosed {
             return 0
         }

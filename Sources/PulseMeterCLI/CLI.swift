@@ -33,14 +33,15 @@ public enum CLI {
         Signals.ignorePipe()
         do {
             return try dispatch(rawArguments)
-        } catch let e as PulsemeterError {
-            error(e.message)
-            return e.exitCode
         } catch is OutputClosed {
             return 0
         } catch {
-            self.error("\(error)")
-            return 74
+            guard let e = ErrorWording.userError(error) else {
+                self.error("\(error)")
+                return 74
+            }
+            self.error(e.message)
+            return e.exitCode
         }
     }
 
@@ -56,13 +57,7 @@ public enum CLI {
             }
             if first == "--version" || first == "-V" { return printOut("pulsemeter \(version)\n") }
         }
-        let command: String
-        if let first = args.first, !first.hasPrefix("-") || first == "-" {
-            command = first
-            raw.removeFirst()
-        } else {
-            command = "monitor"
-        }
+        let command = selectCommand(&raw)
         guard let specs = specs(for: command) else { throw unknownCommand(command) }
         let parsed = try ParsedArguments(command: command, rawArguments: raw, specs: specs)
         if parsed.flag("help") { return printOut(Help.command[command] ?? Help.main) }
@@ -76,19 +71,24 @@ public enum CLI {
     /// Parses a command line and checks every option value without opening any file or
     /// server (for fuzzing and tests). Throws the usage error `run` would report.
     public static func check(_ arguments: [String]) throws {
-        var args = arguments
-        var command = "monitor"
-        if let first = args.first, !first.hasPrefix("-") || first == "-" {
-            command = first
-            args.removeFirst()
-        }
+        var raw = arguments.map { Array($0.utf8) }
+        let command = selectCommand(&raw)
         guard let specs = specs(for: command) else { throw unknownCommand(command) }
-        let parsed = try ParsedArguments(command: command, arguments: args, specs: specs)
+        let parsed = try ParsedArguments(command: command, rawArguments: raw, specs: specs)
         if ["monitor", "record", "analyze"].contains(command) {
             let s = try MeterOptions.settings(parsed)
             _ = try MeterOptions.durationFrames(parsed, rate: s.rate)
             _ = try MeterOptions.format(parsed, outputIsTerminal: false)
         }
+    }
+
+    /// The command a command line names (its first word, taken off `raw`), or monitor when
+    /// it starts with an option.
+    static func selectCommand(_ raw: inout [[UInt8]]) -> String {
+        guard let first = raw.first.map({ String(decoding: $0, as: UTF8.self) }),
+              !first.hasPrefix("-") || first == "-" else { return "monitor" }
+        raw.removeFirst()
+        return first
     }
 
     /// The options `command` accepts, or nil for an unknown command. The man page and the

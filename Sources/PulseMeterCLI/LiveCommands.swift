@@ -42,15 +42,17 @@ enum LiveCommands {
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
         Signals.installStopHandlers()
+        let cancellation = Cancellation()
+        try Signals.cancelOnStop(cancellation)
         let session = try LiveMeterSession(options: LiveOptions(
             device: a.string("device"), settings: settings, durationFrames: limit,
-            recordPath: record, reconnect: a.flag("reconnect")))
+            recordPath: record, reconnect: a.flag("reconnect")), cancellation: cancellation)
         let sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
         case .ndjson: sink = NDJSONSink(output: output)
         case .ansi:
-            ansi = AnsiLiveSink(output: output)
+            ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize)
             sink = ansi!
         }
         defer { ansi?.restore() }
@@ -71,7 +73,7 @@ enum LiveCommands {
         if a.flag("sinks") { list += try pulse.sinks() }
         let out = FileDescriptorOutput.standardOutput
         if a.flag("json") {
-            var b = JSONLineBuilder()
+            let b = JSONLineBuilder()
             b.raw("[")
             for (i, d) in list.enumerated() {
                 if i > 0 { b.raw(",") }

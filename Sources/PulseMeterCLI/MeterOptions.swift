@@ -11,19 +11,42 @@ enum MeterOptions {
     ]
 
     /// The meter settings for a stream of `rate` Hz and `channels` channels (when the source
-    /// decides them) or from --rate/--channels (live capture, raw stdin).
-    static func settings(_ a: ParsedArguments, rate: Int? = nil, channels: Int? = nil) throws -> MeterSettings {
+    /// decides them) or from --rate/--channels (live capture, raw stdin). Here only the
+    /// spelling of each value is read; what is allowed is `MeterSettings.validate()`'s rule
+    /// (the one statement of it), worded by `ErrorWording`.
+    static func settings(_ a: ParsedArguments, rate: Int? = nil, channels: Int? = nil) throws(PulsemeterError) -> MeterSettings {
         var s = MeterSettings()
-        s.rate = try rate ?? a.int("rate", in: 1...MeterSettings.maxRate, what: "use a sample rate from 1 to \(MeterSettings.maxRate) Hz") ?? 48000
-        s.channels = try channels ?? a.int("channels", in: 1...MeterSettings.maxChannels, what: "use 1 to \(MeterSettings.maxChannels) channels") ?? 2
-        s.fps = try a.double("fps", what: "use a number of frames per second from 0.01 up to the sample rate", valid: { $0 >= 0.01 }) ?? 30
-        s.windowMs = try a.double("window", what: "use a window in milliseconds above 0, at most 60000", valid: { $0 > 0 && $0 <= 60000 }) ?? 50
-        s.bands = try a.int("bands", in: 0...1024, what: "use 0 (off) to 1024 bands") ?? 0
-        s.fftSize = try a.int("fft-size", in: 64...65536, what: "--fft-size must be a power of two from 64 to 65536") ?? 2048
-        s.fmin = try a.double("fmin", what: "use a frequency of at least 1 Hz", valid: { $0 >= 1 }) ?? 50
-        s.fmax = try a.double("fmax", what: "use a frequency in Hz above --fmin", valid: { $0 >= 1 })
-        try s.validate()
+        s.rate = try value(a, .rate, s, as: Int.self) ?? 48000
+        s.channels = try value(a, .channels, s, as: Int.self) ?? 2
+        if let rate { s.rate = rate }
+        if let channels { s.channels = channels }
+        s.fps = try value(a, .fps, s, as: Double.self) ?? 30
+        s.windowMs = try value(a, .window, s, as: Double.self) ?? 50
+        s.bands = try value(a, .bands, s, as: Int.self) ?? 0
+        s.fftSize = try value(a, .fftSize, s, as: Int.self) ?? 2048
+        s.fmin = try value(a, .fmin, s, as: Double.self) ?? 50
+        s.fmax = try value(a, .fmax, s, as: Double.self)
+        do {
+            try s.validate()
+        } catch {
+            throw ErrorWording.setting(error, raw: a.string(key(error.setting)))
+        }
         return s
+    }
+
+    /// The parser's key of the option for `setting`.
+    private static func key(_ setting: SettingError.Setting) -> String {
+        String(ErrorWording.option(setting).dropFirst(2))
+    }
+
+    /// The option's value read as a `T`; an unreadable value is refused like a bad one.
+    private static func value<T: LosslessStringConvertible>(_ a: ParsedArguments, _ setting: SettingError.Setting,
+                                                          _ s: MeterSettings, as: T.Type) throws(PulsemeterError) -> T? {
+        guard let raw = a.string(key(setting)) else { return nil }
+        guard let v = T(raw) else {
+            throw ErrorWording.setting(SettingError(setting, value: .nan, allowed: s.allowed(setting)), raw: raw)
+        }
+        return v
     }
 
     /// --duration in seconds, converted to frames at `rate` (counted in frames, not wall time).

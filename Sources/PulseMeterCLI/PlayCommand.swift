@@ -18,15 +18,18 @@ enum PlayCommand {
         let output = try OutputChoice.open(a)
         let interactive = try MeterOptions.format(a, outputIsTerminal: output.isTerminal && Terminal.isTerminal(0)) == .ansi
         Signals.installStopHandlers()
+        let cancellation = Cancellation()
+        try Signals.cancelOnStop(cancellation)
         if !interactive {
-            let session = try PlaybackSession(path: path, device: a.string("device"), sink: NDJSONSink(output: output))
-            session.start()
+            let session = try PlaybackSession(path: path, device: a.string("device"), sink: NDJSONSink(output: output),
+                                              cancellation: cancellation)
+            try session.start()
             do { try session.finish() } catch is OutputClosed { session.stop() }
             return 0
         }
         let levels = try WaveformCommand.compute(path: path, bars: 1024, floorDb: -60).levels
         let latest = LatestFrameSink()
-        let session = try PlaybackSession(path: path, device: a.string("device"), sink: latest)
+        let session = try PlaybackSession(path: path, device: a.string("device"), sink: latest, cancellation: cancellation)
         var renderer = PlayerRenderer(levels: levels, title: path.lastComponent.string, width: Terminal.size(fd: output.fd)?.columns ?? 80,
                                       color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         Terminal.enterRawMode()
@@ -35,8 +38,8 @@ enum PlayCommand {
             Terminal.leaveRawMode()
             try? output.write(Array(AnsiMeterRenderer.leave.utf8))
         }
-        session.start()
-        while !session.isFinished && !Signals.stopRequested {
+        try session.start()
+        while !session.isFinished && !cancellation.isCancelled {
             for key in Terminal.readKeys() {
                 switch key {
                 case .space: session.togglePause()

@@ -208,31 +208,75 @@ import Testing
         #expect(all.allSatisfy { $0.isFinite && $0 >= -160 })
     }
 
-    @Test func settingsValidationNamesTheOption() {
-        let bad: [(MeterSettings, String)] = [
-            (MeterSettings(rate: 0), "--rate"), (MeterSettings(rate: 800_000), "--rate"),
-            (MeterSettings(channels: 0), "--channels"), (MeterSettings(channels: 33), "--channels"),
-            (MeterSettings(fps: 0), "--fps"), (MeterSettings(rate: 100, fps: 101), "--fps"),
-            (MeterSettings(windowMs: 0), "--window"), (MeterSettings(windowMs: .nan), "--window"),
-            (MeterSettings(bands: -1), "--bands"), (MeterSettings(bands: 2000), "--bands"),
-            (MeterSettings(bands: 8, fftSize: 1000), "power of two"),
-            (MeterSettings(bands: 8, fftSize: 32), "--fft-size"),
-            (MeterSettings(fftSize: 1000), "power of two"),
-            (MeterSettings(bands: 8, fmin: 0), "--fmin"), (MeterSettings(rate: 8000, bands: 8, fmin: 4000), "--fmin"),
-            (MeterSettings(bands: 8, fmin: 100, fmax: 90), "--fmax"),
-            (MeterSettings(rate: 8000, bands: 8, fmax: 4001), "--fmax"),
+    @Test func settingsValidationNamesTheSettingItsValueAndWhatIsAllowed() {
+        let bad: [(MeterSettings, SettingError)] = [
+            (MeterSettings(rate: 0), SettingError(.rate, value: 0, allowed: .range(1, 768_000))),
+            (MeterSettings(rate: 800_000), SettingError(.rate, value: 800_000, allowed: .range(1, 768_000))),
+            (MeterSettings(channels: 0), SettingError(.channels, value: 0, allowed: .range(1, 32))),
+            (MeterSettings(channels: 33), SettingError(.channels, value: 33, allowed: .range(1, 32))),
+            (MeterSettings(fps: 0), SettingError(.fps, value: 0, allowed: .range(0.01, 48000))),
+            (MeterSettings(rate: 100, fps: 101), SettingError(.fps, value: 101, allowed: .range(0.01, 100))),
+            (MeterSettings(windowMs: 0), SettingError(.window, value: 0, allowed: .positiveUpTo(60000))),
+            (MeterSettings(bands: -1), SettingError(.bands, value: -1, allowed: .range(0, 1024))),
+            (MeterSettings(bands: 2000), SettingError(.bands, value: 2000, allowed: .range(0, 1024))),
+            (MeterSettings(bands: 8, fftSize: 1000), SettingError(.fftSize, value: 1000, allowed: .powerOfTwo(64, 65536))),
+            (MeterSettings(bands: 8, fftSize: 32), SettingError(.fftSize, value: 32, allowed: .powerOfTwo(64, 65536))),
+            (MeterSettings(fftSize: 1000), SettingError(.fftSize, value: 1000, allowed: .powerOfTwo(64, 65536))),
+            (MeterSettings(bands: 8, fmin: 0), SettingError(.fmin, value: 0, allowed: .frequencyBelow(atLeast: 1, below: 24000))),
+            (MeterSettings(rate: 8000, bands: 8, fmin: 4000), SettingError(.fmin, value: 4000, allowed: .frequencyBelow(atLeast: 1, below: 4000))),
+            (MeterSettings(bands: 8, fmin: 100, fmax: 90), SettingError(.fmax, value: 90, allowed: .frequencyAbove(above: 100, atMost: 24000))),
+            (MeterSettings(rate: 8000, bands: 8, fmax: 4001), SettingError(.fmax, value: 4001, allowed: .frequencyAbove(above: 50, atMost: 4000))),
         ]
-        for (s, needle) in bad {
-            do {
-                try s.validate()
-                Issue.record("accepted \(s)")
-            } catch {
-                #expect(error.kind == .usage)
-                #expect(error.message.contains(needle), "\(error.message)")
-                #expect(error.message.contains("not allowed"))
-            }
+        for (s, expected) in bad {
+            #expect(throws: expected, "\(s)") { try s.validate() }
+        }
+        // NaN is refused too (it equals nothing, so only the setting is compared).
+        do {
+            try MeterSettings(windowMs: .nan).validate()
+            Issue.record("accepted a NaN window")
+        } catch {
+            #expect(error.setting == .window && error.value.isNaN)
         }
         #expect(throws: Never.self) { try MeterSettings().validate() }
         #expect(throws: Never.self) { try MeterSettings(rate: 8000, channels: 32, fps: 8000, windowMs: 60000, bands: 8).validate() }
+    }
+
+    /// Drop accounting, step by step (what a live run does when its ring overflows): frames
+    /// stay on the hop grid, a hop with some samples is emitted at its boundary with the peak
+    /// of what arrived, a hop with none is not emitted, and `dropped` counts every skipped frame.
+    @Test func skipKeepsTheGridAndCountsDrops() throws {
+        let settings = MeterSettings(rate: 1000, channels: 1, fps: 10, windowMs: 50)  // hop 100
+        let p = try MeterPipeline(settings: settings)
+        var frames: [MeterFrame] = []
+        func feed(_ n: Int, _ level: Float) {
+            let x = [Float](repeating: level, count: n)
+            x.withUnsafeBufferPointer { p.process($0.baseAddress!, frames: n) { frames.append($0) } }
+        }
+        feed(150, 0.5)                        // frame at 100; 50 into the second hop
+        p.skip(frames: 30) { frames.append($0) }
+        #expect(frames.map(\.pos) == [100] && p.pos == 180 && p.dropped == 30)
+        feed(20, 0.25)                        // completes the second hop at 200
+        #expect(frames.map(\.pos) == [100, 200])
+        #expect(abs(frames[1].peakDb[0] - 20 * log10(0.5)) < 1e-9, "peak of what arrived in the hop")
+        p.skip(frames: 250) { frames.append($0) }   // hops 200..300 and 300..400 empty; 50 into the next
+        #expect(frames.count == 2 && p.pos == 450 && p.dropped == 280)
+        feed(50, 0.125)
+        #expect(frames.map(\.pos) == [100, 200, 500])
+        #expect(abs(frames[2].peakDb[0] - 20 * log10(0.125)) < 1e-9)
+        #expect(abs(frames[2].rmsDb[0] - 20 * log10(0.125)) < 1e-9, "the window holds only received samples")
+        p.skip(frames: 30) { frames.append($0) }    // part of a hop, nothing received in it
+        p.skip(frames: 100) { frames.append($0) }   // crosses its boundary: still nothing to emit
+        p.finish { frames.append($0) }
+        #expect(frames.map(\.pos) == [100, 200, 500])
+        #expect(p.pos == 630 && p.dropped == 410)
+        let summary = p.summary()
+        #expect(summary.dropped == 410 && summary.pos == 630)
+        // A hop that received samples before and after a skip is emitted at its boundary.
+        feed(40, 0.5)                         // 630..670, the hop ends at 700
+        p.skip(frames: 10) { frames.append($0) }
+        feed(20, 0.5)
+        p.finish { frames.append($0) }
+        #expect(frames.map(\.pos) == [100, 200, 500, 700])
+        #expect(p.dropped == 420)
     }
 }

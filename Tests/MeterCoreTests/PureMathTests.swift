@@ -9,7 +9,7 @@ import Testing
     }
 
     @Test func logMatchesGlibc() {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededRNG(seed: 1234)  // seeded: a failure reproduces
         for _ in 0..<20000 {
             let x = Double.random(in: -700...700, using: &rng)
             let v = Foundation.exp(x)

@@ -1,0 +1,34 @@
+/// A meter setting outside what is allowed: which setting, the value given, and what is
+/// allowed. The command line words it (naming its own option for the setting); the core
+/// never spells an option.
+public struct SettingError: Error, Equatable, Sendable {
+    public enum Setting: String, Sendable, CaseIterable {
+        case rate, channels, fps, window, bands, fftSize, fmin, fmax
+    }
+
+    /// What values the setting takes (given the others).
+    public enum Allowed: Equatable, Sendable {
+        /// lower...upper.
+        case range(Double, Double)
+        /// Above 0, at most the bound.
+        case positiveUpTo(Double)
+        /// A power of two in lower...upper.
+        case powerOfTwo(Int, Int)
+        /// At least `atLeast`, below `below` (the Nyquist frequency).
+        case frequencyBelow(atLeast: Double, below: Double)
+        /// Above `above` (fmin), at most `atMost` (the Nyquist frequency).
+        case frequencyAbove(above: Double, atMost: Double)
+        /// At most `bins` bands: the FFT bins between fmin and fmax at this FFT size.
+        case bandsWithinBins(bins: Int, fftSize: Int)
+    }
+
+    public let setting: Setting
+    public let value: Double
+    public let allowed: Allowed
+
+    public init(_ setting: Setting, value: Double, allowed: Allowed) {
+        self.setting = setting
+        self.value = value
+        self.allowed = allowed
+    }
+}

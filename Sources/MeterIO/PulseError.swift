@@ -1,0 +1,18 @@
+/// What went wrong with the PulseAudio server (or PipeWire's pulse server): the facts, for
+/// the command line to word (it knows which command and option the user can turn to).
+public enum PulseError: Error, Equatable, Sendable {
+    /// The server has no source (record) or sink (playback) of that name.
+    case noSuchDevice(PulseStream.Direction, name: String, server: String)
+    /// No server answered, or it refused the connection (`pa_strerror` reason).
+    case cannotConnect(server: String, reason: String)
+    /// The server answered but the stream could not be opened.
+    case cannotOpen(PulseStream.Direction, device: String?, reason: String)
+    /// The server did not finish answering in time.
+    case noAnswer(server: String)
+    /// libpulse could not set up a main loop or context.
+    case cannotStart(what: String)
+    /// A read or write on an open stream failed: the server or the device went away.
+    case streamLost(reason: String)
+    /// The source of a live run went away mid-run (and the run does not wait for it).
+    case sourceLost(source: String, server: String, reason: String)
+}

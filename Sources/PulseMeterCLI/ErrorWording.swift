@@ -1,0 +1,88 @@
+import MeterCore
+import MeterIO
+
+/// Words the typed errors of MeterCore and MeterIO for the user: one line saying what went
+/// wrong and what to do, naming this command line's options and commands (the layers below
+/// never do), with the exit code the contract assigns.
+enum ErrorWording {
+    /// The user-facing error for `error`, or nil when it is none of the typed errors.
+    static func userError(_ error: Error) -> PulsemeterError? {
+        switch error {
+        case let e as PulsemeterError: return e
+        case let e as SettingError: return setting(e)
+        case let e as PulseError: return pulse(e)
+        default: return nil
+        }
+    }
+
+    /// The option that sets `setting`.
+    static func option(_ setting: SettingError.Setting) -> String {
+        switch setting {
+        case .rate: "--rate"
+        case .channels: "--channels"
+        case .fps: "--fps"
+        case .window: "--window"
+        case .bands: "--bands"
+        case .fftSize: "--fft-size"
+        case .fmin: "--fmin"
+        case .fmax: "--fmax"
+        }
+    }
+
+    /// A usage error: "--OPTION VALUE is not allowed: what is". `raw` is the value as typed.
+    static func setting(_ e: SettingError, raw: String? = nil) -> PulsemeterError {
+        let value = raw.map { $0.isEmpty ? "''" : SafeText.terminal($0) } ?? number(e.value)
+        let allowed: String
+        switch (e.setting, e.allowed) {
+        case (.bands, .bandsWithinBins(let bins, let fftSize)):
+            allowed = "only \(bins) FFT bins lie between --fmin and --fmax at --fft-size \(fftSize); use at most that many bands, a larger --fft-size or a wider range"
+        case (_, .range(let lo, let hi)):
+            switch e.setting {
+            case .rate: allowed = "use a sample rate from \(number(lo)) to \(number(hi)) Hz"
+            case .channels: allowed = "use \(number(lo)) to \(number(hi)) channels"
+            case .fps: allowed = "use a number of frames per second from \(number(lo)) up to the sample rate (\(number(hi)))"
+            case .bands: allowed = "use \(number(lo)) (off) to \(number(hi)) bands"
+            default: allowed = "use a number from \(number(lo)) to \(number(hi))"
+            }
+        case (.window, .positiveUpTo(let hi)):
+            allowed = "use a window in milliseconds above 0, at most \(number(hi))"
+        case (_, .positiveUpTo(let hi)):
+            allowed = "use a number above 0, at most \(number(hi))"
+        case (_, .powerOfTwo(let lo, let hi)):
+            allowed = "\(option(e.setting)) must be a power of two from \(lo) to \(hi)"
+        case (_, .frequencyBelow(let lo, let nyquist)):
+            allowed = "use a frequency of at least \(number(lo)) Hz and below Nyquist (\(number(nyquist)) Hz)"
+        case (_, .frequencyAbove(let fmin, let nyquist)):
+            allowed = "use a frequency above --fmin (\(number(fmin)) Hz) and at most Nyquist (\(number(nyquist)) Hz)"
+        case (_, .bandsWithinBins(let bins, _)):
+            allowed = "use at most \(bins)"
+        }
+        return PulsemeterError(.usage, "\(option(e.setting)) \(value) is not allowed: \(allowed)")
+    }
+
+    static func pulse(_ e: PulseError) -> PulsemeterError {
+        switch e {
+        case .noSuchDevice(let direction, let name, let server):
+            let what = direction == .record ? "source" : "sink"
+            return PulsemeterError(.unavailable, "no PulseAudio \(what) named \(name) on \(server); run pulsemeter devices\(direction == .playback ? " --sinks" : "") to list them")
+        case .cannotConnect(let server, let reason):
+            return PulsemeterError(.unavailable, "cannot connect to \(server) (\(reason)); start PulseAudio or PipeWire's pulse server, or set PULSE_SERVER")
+        case .cannotOpen(let direction, let device, let reason):
+            let what = direction == .record ? "source" : "sink"
+            return PulsemeterError(.unavailable, "cannot open a PulseAudio \(what)\(device.map { " on \($0)" } ?? "") (\(reason)); run pulsemeter devices to check it")
+        case .noAnswer(let server):
+            return PulsemeterError(.unavailable, "\(server) did not answer in time; check that it is running")
+        case .cannotStart(let what):
+            return PulsemeterError(.unavailable, "cannot start \(what)")
+        case .streamLost(let reason):
+            return PulsemeterError(.io, "lost the PulseAudio stream (\(reason))")
+        case .sourceLost(let source, let server, let reason):
+            return PulsemeterError(.io, "lost the PulseAudio source \(source) on \(server) (\(reason)); the recording holds every frame captured before; use --reconnect to wait for it instead")
+        }
+    }
+
+    /// A number as a user would type it: integers without ".0".
+    static func number(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+}
