@@ -1,9 +1,3 @@
-/// Where encoded output bytes go (a file descriptor in MeterIO, an array in tests).
-public protocol ByteOutput: AnyObject {
-    /// Writes all of `bytes` at once; throws when the output is gone or failing.
-    func write(_ bytes: [UInt8]) throws
-}
-
 /// Writes every start/frame/gap/end as one NDJSON line, each line one `write`.
 public final class NDJSONSink: FrameSink {
     private let output: any ByteOutput

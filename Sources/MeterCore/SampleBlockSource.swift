@@ -15,11 +15,6 @@ public protocol BlockLendingSource: SampleBlockSource {
     func withNextBlock(_ body: (UnsafePointer<Float>, _ frames: Int) throws -> Void) throws -> Bool
 }
 
-/// Thrown by a sink whose reader went away (a closed pipe): the run stops quietly, exit 0.
-public struct OutputClosed: Error {
-    public init() {}
-}
-
 extension MeterPipeline {
     /// Runs a whole source through the pipeline into `sink`: start, every frame, end.
     /// Returns the summary (also given to the sink).

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import MeterCore
 import Synchronization

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import MeterCore
 import Synchronization
@@ -28,7 +27,7 @@ public final class PlaybackSession: @unchecked Sendable {
     private let stopFlag = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
     private let playedFrames = Atomic<Int>(0)    // file position now heard
-    private let done = DispatchSemaphore(value: 0)
+    private let done = Wakeup()
     private let failure = Mutex<Error?>(nil)
     private let cancellation: Cancellation
 

@@ -141,17 +141,3 @@ public final class PulseDevices {
         return c.devices.map { var d = $0; d.isDefault = d.name == defaultName; return d }
     }
 }
-
-/// Seconds on the monotonic clock (`clock_gettime(CLOCK_MONOTONIC)`).
-public func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-/// Unix time in seconds (`clock_gettime(CLOCK_REALTIME)`), for `ts` and gap lines.
-public func unixSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}

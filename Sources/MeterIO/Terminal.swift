@@ -50,14 +50,6 @@ public enum Terminal {
     }
 }
 
-/// Environment variables (`getenv(3)`).
-public enum ProcessEnvironment {
-    public static func get(_ name: String) -> String? {
-        guard let p = getenv(name) else { return nil }
-        return String(cString: p)
-    }
-}
-
 /// Keys `play` understands, decoded from raw terminal input.
 public enum Key: Equatable, Sendable {
     case space, left, right, quit, other

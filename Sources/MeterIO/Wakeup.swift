@@ -19,11 +19,13 @@ final class Wakeup: @unchecked Sendable {
     /// Wakes one waiter, or the next `wait` (`sem_post`).
     func signal() { sem_post(sem) }
 
-    /// Sleeps until signalled (`sem_wait`); may also return early on a signal (EINTR), so
-    /// callers re-check their condition.
-    func wait() { _ = sem_wait(sem) }
+    /// Sleeps until signalled (`sem_wait`, again after a signal handler ran: EINTR).
+    func wait() {
+        while sem_wait(sem) != 0 && errno == EINTR {}
+    }
 
-    /// Like `wait`, but gives up after `seconds` (`sem_timedwait` on CLOCK_REALTIME).
+    /// Like `wait`, but gives up after `seconds` (`sem_timedwait` on CLOCK_REALTIME); may
+    /// return early when a signal handler ran, so callers re-check their condition.
     func wait(seconds: Double) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)

@@ -1,0 +1,90 @@
+import Foundation
+import Glibc
+import MeterCore
+import MeterIO
+import Synchronization
+import Testing
+
+extension LiveSuite {
+    /// LiveMeterSession and PlaybackSession run inside the test process (not as a subprocess),
+    /// so that `swift test --sanitize=thread` (scripts/test) watches their threads, handoffs
+    /// and cancellation against the real private server.
+    @Suite("sessions in process")
+    struct InProcess {
+        /// Collects frames on the analysis thread; read after `run` returns.
+        final class Collect: FrameSink, @unchecked Sendable {
+            var frames: [MeterFrame] = []
+            var summary: StreamSummary?
+            func start(_ info: StreamInfo) throws {}
+            func frame(_ frame: MeterFrame) throws { frames.append(frame) }
+            func end(_ summary: StreamSummary) throws { self.summary = summary }
+        }
+
+        /// Points libpulse in this process at the test server.
+        static func useServer(_ server: PulseServer) {
+            setenv("PULSE_SERVER", server.address, 1)
+        }
+
+        @Test("live session: every fed frame recorded and metered, hop by hop, nothing dropped")
+        func liveSessionRecordsAndMeters() throws {
+            let server = try Live.server()
+            Self.useServer(server)
+            let dir = try Live.tempDir("inproc")
+            defer { Live.removeTree(dir) }
+            let frames = 48_000 + 300
+            let input = TestSignal.make(frames: frames, seed: 21)
+            let file = dir + "/x.wav"
+            Fifo.drain(server.fifo)
+            let settings = MeterSettings(rate: 48000, channels: 2, fps: 60, bands: 16)
+            let session = try LiveMeterSession(options: LiveOptions(
+                device: "pipesrc", settings: settings, durationFrames: frames, recordPath: FilePath(file)))
+            #expect(session.chunkFrames == 800, "one read per 60 fps hop")
+            let feeder = server.startFeeding(input, speed: nil)
+            defer { server.stopFeeding(feeder) }
+            let sink = Collect()
+            let summary = try session.run(sink: sink, transform: FFTWPowerSpectrum(size: settings.fftSize))
+            #expect(summary.pos == frames && summary.dropped == 0 && summary.recordedFrames == frames)
+            #expect(sink.frames.map(\.pos) == Array(stride(from: 800, through: frames, by: 800)) + [frames])
+            #expect(sampleMismatch(try decodeWithSox(file), input) == nil)
+        }
+
+        @Test("live session: a cancellation from another thread ends the run with its summary")
+        func liveSessionCancels() throws {
+            let server = try Live.server()
+            Self.useServer(server)
+            let cancellation = Cancellation()
+            Fifo.drain(server.fifo)
+            let session = try LiveMeterSession(options: LiveOptions(
+                device: "pipesrc", settings: MeterSettings(fps: 30)), cancellation: cancellation)
+            let feeder = server.startFeeding(TestSignal.make(frames: 48000 * 5, seed: 8), speed: 1)
+            defer { server.stopFeeding(feeder) }
+            let canceller = Thread {
+                while feeder.framesWritten < 24000 { usleep(10_000) }
+                cancellation.cancel()
+            }
+            canceller.start()
+            let sink = Collect()
+            let summary = try session.run(sink: sink, transform: nil)
+            #expect(summary.pos > 0 && summary.pos < 48000 * 10)
+            #expect(sink.summary != nil)
+            #expect(sink.frames.last.map { summary.pos - $0.pos < 1600 } == true)
+        }
+
+        @Test("playback session: plays a file to the end, metering every hop of it")
+        func playbackSession() throws {
+            let server = try Live.server()
+            Self.useServer(server)
+            let dir = try Live.tempDir("inplay")
+            defer { Live.removeTree(dir) }
+            let file = dir + "/t.wav"
+            let frames = 24_000
+            try writeWav(TestSignal.make(frames: frames, seed: 5), to: file)
+            let sink = Collect()
+            let session = try PlaybackSession(path: FilePath(file), device: "vsink", sink: sink)
+            try session.start()
+            try session.finish()
+            #expect(sink.frames.map(\.pos) == Array(stride(from: 1600, through: frames, by: 1600)))
+            #expect(sink.summary?.pos == frames)
+        }
+    }
+}
