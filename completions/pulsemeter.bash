@@ -6,8 +6,8 @@ _pulsemeter_commands="monitor record analyze waveform play devices help"
 
 # Options per command, and the options that take no value (the rest take one).
 _pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration -h --help"
-_pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --record"
-_pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect"
+_pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --record --bitrate"
+_pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect --bitrate"
 _pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw"
 _pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color -h --help"
 _pulsemeter_opts_play="-d --device -f --format -o --output -h --help"

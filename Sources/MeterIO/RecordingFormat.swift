@@ -1,4 +1,5 @@
 import CSndFile
+import Glibc
 import MeterCore
 
 /// What a recording will be, worked out from the file name, the capture spec and the asked
@@ -15,6 +16,8 @@ import MeterCore
 ///   reaches the disk as it is completed, so a killed recording reads up to its last one.
 ///   FLAC keeps 16 bits bit for bit; the lossy encoders are fed floats (libsndfile 1.2.0's MP3
 ///   encoder distorts `short` input).
+/// - AAC (m4a, aac), which libsndfile cannot write: encoded by an `ffmpeg` process
+///   (`FFmpegEncoderWriter`), offered only when ffmpeg is on PATH.
 public struct RecordingFormat: Sendable {
     /// How a container is written.
     public enum Kind: Sendable, Equatable {
@@ -24,6 +27,8 @@ public struct RecordingFormat: Sendable {
         case losslessStream
         /// A lossy encoder fed floats.
         case lossyStream
+        /// AAC through the ffmpeg at this path.
+        case ffmpegAAC(ffmpeg: String)
     }
 
     /// The libsndfile format code (major | subtype).
@@ -35,6 +40,13 @@ public struct RecordingFormat: Sendable {
     public let channels: Int
     /// libsndfile's `SFC_SET_COMPRESSION_LEVEL` value for the asked bit rate, if one was asked.
     public let compressionLevel: Double?
+    /// The asked bit rate in kbps (nil: the encoder's default).
+    public let bitrateKbps: Int?
+
+    /// The containers encoded by ffmpeg rather than libsndfile.
+    static let ffmpegContainers = ["m4a", "aac"]
+    /// The sample rates AAC has (ISO 14496-3 sampling frequency index).
+    static let aacRates = [7350, 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
 
     /// The containers offered, by extension, in the order they are listed to users.
     static let offered: [(ext: String, code: Int32, kind: Kind)] = [
@@ -52,12 +64,39 @@ public struct RecordingFormat: Sendable {
         ("rf64", Int32(SF_FORMAT_RF64 | SF_FORMAT_PCM_16), .headerPCM),
     ]
 
-    /// The extensions this libsndfile can write (its build may lack an encoder, e.g. MP3).
+    /// The extensions this libsndfile can write (its build may lack an encoder, e.g. MP3),
+    /// then m4a and aac when ffmpeg is on PATH.
     public static func containers() -> [String] {
+        soundFileContainers() + (ChildProcess.find("ffmpeg") == nil ? [] : ffmpegContainers)
+    }
+
+    static func soundFileContainers() -> [String] {
         offered.filter { c in
             var probe = SF_INFO(frames: 0, samplerate: 48000, channels: 1, format: c.code, sections: 0, seekable: 0)
             return sf_format_check(&probe) != 0
         }.map(\.ext)
+    }
+
+    /// m4a / aac: needs ffmpeg on PATH and a rate and channel count AAC has.
+    static func chooseAAC(path: FilePath, ext: String, rate: Int, channels: Int, bitrateKbps: Int?) throws(PulsemeterError) -> RecordingFormat {
+        guard let ffmpeg = ChildProcess.find("ffmpeg") else {
+            throw PulsemeterError(.usage, "cannot record to \(path): .\(ext) (AAC) is encoded by ffmpeg, which is not on PATH; install ffmpeg, or record one of \(soundFileContainers().joined(separator: ", "))")
+        }
+        guard aacRates.contains(rate) else {
+            throw PulsemeterError(.usage, "cannot record AAC at \(rate) Hz: AAC takes \(aacRates.map(String.init).joined(separator: ", ")) Hz")
+        }
+        guard (1...8).contains(channels) else {
+            throw PulsemeterError(.usage, "cannot record \(channels) channels in AAC: it takes 1 to 8; try .wav or .flac")
+        }
+        if let kbps = bitrateKbps {
+            // AAC-LC carries at most 6144 bits per channel per 1024-sample frame.
+            let most = max(8, channels * rate * 6 / 1000)
+            guard (8...most).contains(kbps) else {
+                throw PulsemeterError(.usage, "AAC at \(rate) Hz with \(channels) channel\(channels == 1 ? "" : "s") takes a bit rate of 8 to \(most) kbps, not \(kbps)")
+            }
+        }
+        return RecordingFormat(code: 0, kind: .ffmpegAAC(ffmpeg: ffmpeg), fileExtension: ext, rate: rate,
+                               channels: channels, compressionLevel: nil, bitrateKbps: bitrateKbps)
     }
 
     /// Chooses the container for `path` from its extension; a usage error (exit 64) for an
@@ -65,6 +104,9 @@ public struct RecordingFormat: Sendable {
     /// `bitrateKbps` nil: the encoder's default.
     public static func choose(path: FilePath, rate: Int, channels: Int, bitrateKbps: Int? = nil) throws(PulsemeterError) -> RecordingFormat {
         let ext = path.extensionLowercased
+        if ffmpegContainers.contains(ext) {
+            return try chooseAAC(path: path, ext: ext, rate: rate, channels: channels, bitrateKbps: bitrateKbps)
+        }
         let available = containers()
         guard available.contains(ext), let entry = offered.first(where: { $0.ext == ext }) else {
             throw PulsemeterError(.usage, "cannot record to \(path): unknown container \(ext.isEmpty ? "(no extension)" : ".\(ext)"); use one of \(available.joined(separator: ", "))")
@@ -81,7 +123,7 @@ public struct RecordingFormat: Sendable {
             try compressionLevel(ext: ext, kbps: kbps, rate: rate, channels: channels)
         }
         return RecordingFormat(code: entry.code, kind: entry.kind, fileExtension: ext, rate: rate,
-                               channels: channels, compressionLevel: level)
+                               channels: channels, compressionLevel: level, bitrateKbps: bitrateKbps)
     }
 
     /// The `SFC_SET_COMPRESSION_LEVEL` (0 best .. 1 smallest) that gives `kbps`, inverting
@@ -104,15 +146,40 @@ public struct RecordingFormat: Sendable {
             }
             return Double(hi - kbps) / Double(hi - lo)
         case "ogg", "oga":
-            throw PulsemeterError(.usage, "the Vorbis encoder takes a quality, not a bit rate; for a set bit rate record .opus or .mp3")
+            throw PulsemeterError(.usage, "the Vorbis encoder takes a quality, not a bit rate; for a set bit rate record .opus, .mp3 or .m4a")
         default:
-            throw PulsemeterError(.usage, "a .\(ext) recording is uncompressed or lossless and has no bit rate to set; a bit rate applies to .opus and .mp3")
+            throw PulsemeterError(.usage, "a .\(ext) recording is uncompressed or lossless and has no bit rate to set; a bit rate applies to .opus, .mp3, .m4a and .aac")
         }
     }
 
     /// Creates the file at `path` in this format (exit 73 when it cannot be created). Every
     /// recorder opens its files here, one call per file.
     public func openWriter(path: FilePath) throws(PulsemeterError) -> any RecordingWriter {
-        try SoundFileWriter(path: path, format: self)
+        try open(path, exclusively: false)!
+    }
+
+    /// Creates `path` in this format only if no file of that name exists (one `open` with
+    /// `O_CREAT|O_EXCL`, so nothing is ever overwritten): nil when the name is taken, exit 73
+    /// when it cannot be created. For recorders that number their files (split, takes).
+    public func openNewWriter(path: FilePath) throws(PulsemeterError) -> (any RecordingWriter)? {
+        try open(path, exclusively: true)
+    }
+
+    private func open(_ path: FilePath, exclusively: Bool) throws(PulsemeterError) -> (any RecordingWriter)? {
+        let flags = O_RDWR | O_CREAT | O_CLOEXEC | (exclusively ? O_EXCL : O_TRUNC)
+        let fd = path.withCString { Glibc.open($0, flags, 0o666) }
+        if fd < 0 {
+            if exclusively && errno == EEXIST { return nil }
+            throw PulsemeterError(.cannotCreate, "cannot create recording \(path): \(errnoText()); check that the directory exists and is writable")
+        }
+        do {
+            switch kind {
+            case .ffmpegAAC(let ffmpeg): return try FFmpegEncoderWriter(fd: fd, path: path, format: self, ffmpeg: ffmpeg)
+            case .headerPCM, .losslessStream, .lossyStream: return try SoundFileWriter(fd: fd, path: path, format: self)
+            }
+        } catch {
+            _ = path.withCString { unlink($0) }  // the empty file this call created
+            throw error
+        }
     }
 }

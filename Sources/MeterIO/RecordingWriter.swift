@@ -1,9 +1,10 @@
 import MeterCore
 
 /// Where the recorder thread puts captured frames: one file, written in order, owned by that
-/// thread. `SoundFileWriter` (libsndfile) is the one implementation today; every recorder
-/// (a plain recording, and one that starts a new file per split or take) gets its writers from
-/// `RecordingFormat.openWriter(path:)`, the one place that picks the encoder.
+/// thread. `SoundFileWriter` (libsndfile) and `FFmpegEncoderWriter` (AAC through ffmpeg)
+/// implement it; every recorder (a plain recording, and one that starts a new file per split
+/// or take) gets its writers from `RecordingFormat.openWriter(path:)` or `openNewWriter(path:)`,
+/// the one place that creates recording files and picks the encoder.
 public protocol RecordingWriter: AnyObject {
     /// The file being written.
     var path: FilePath { get }

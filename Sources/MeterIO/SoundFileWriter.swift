@@ -27,11 +27,13 @@ public final class SoundFileWriter: RecordingWriter {
     private var floats: UnsafeMutablePointer<Float>?
     private var floatsCapacity = 0
 
-    /// Creates the file; exit 73 when it cannot be created (missing or read-only directory).
-    public init(path: FilePath, format: RecordingFormat) throws(PulsemeterError) {
+    /// Starts the file on `fd`, the file `RecordingFormat.openWriter` created for `path`
+    /// (`sf_open_fd`, which owns and closes the descriptor from here on, also when it fails);
+    /// exit 73 when libsndfile refuses.
+    init(fd: Int32, path: FilePath, format: RecordingFormat) throws(PulsemeterError) {
         var info = SF_INFO(frames: 0, samplerate: Int32(format.rate), channels: Int32(format.channels),
                            format: format.code, sections: 0, seekable: 0)
-        guard let h = path.withCString({ sf_open($0, Int32(SFM_WRITE), &info) }) else {
+        guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
             let reason = SoundFileError.reason(nil, savedErrno: errno)
             throw PulsemeterError(.cannotCreate, "cannot create recording \(path): \(reason); check that the directory exists and is writable")
         }
@@ -42,7 +44,7 @@ public final class SoundFileWriter: RecordingWriter {
         switch format.kind {
         case .headerPCM:
             sf_command(h, Int32(SFC_SET_UPDATE_HEADER_AUTO), nil, Int32(SF_TRUE))
-        case .losslessStream:
+        case .losslessStream, .ffmpegAAC:
             break
         case .lossyStream:
             if format.fileExtension == "opus" {

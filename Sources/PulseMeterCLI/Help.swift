@@ -63,6 +63,7 @@ enum Help {
         options:
           -d, --device NAME      source; @DEFAULT_MONITOR@ meters what is playing   [server default]
         \(meterOptions)      --record FILE      also record every captured frame (container from the extension)
+              --bitrate KBPS     with --record: the bit rate of .m4a/.aac, .opus and .mp3   [encoder's default]
               --reconnect        on server or device loss, wait and resume (a "gap" line marks it)
 
         examples:
@@ -76,15 +77,18 @@ enum Help {
 
         Meters a live source while recording every captured frame to FILE, the container from
         the extension: wav, flac, aiff, caf, au, w64, rf64 (16 bits, bit for bit), ogg (Vorbis),
-        opus (8/12/16/24/48 kHz), mp3. The file is valid after any stop, even a kill (then at
-        most the last second is missing). The end line gives recorded_frames.
+        opus (8/12/16/24/48 kHz), mp3, and m4a or aac (AAC, encoded by ffmpeg when it is on
+        PATH). The file is valid after any stop, even a kill (then at most the last second is
+        missing). The end line gives recorded_frames.
 
         options:
           -d, --device NAME      source                                             [server default]
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
+              --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
 
         examples:
           pulsemeter record take1.flac
+          pulsemeter record memo.m4a -r 12000 -c 1        # a voice memo: 12 kHz mono AAC
           pulsemeter record take1.wav --duration 60 -f ndjson -o levels.ndjson
 
         """,

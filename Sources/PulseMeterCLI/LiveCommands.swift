@@ -9,8 +9,8 @@ enum LiveCommands {
 
     static func specs(for command: String) -> [OptionSpec]? {
         switch command {
-        case "monitor": return liveSpecs + [OptionSpec("--record")]
-        case "record": return liveSpecs
+        case "monitor": return liveSpecs + [OptionSpec("--record"), OptionSpec("--bitrate")]
+        case "record": return liveSpecs + [OptionSpec("--bitrate")]
         case "devices":
             return [OptionSpec("--json", value: false), OptionSpec("--sinks", value: false),
                     OptionSpec("-h", "--help", value: false)]
@@ -39,6 +39,10 @@ enum LiveCommands {
         if let device = a.string("device"), device.isEmpty {
             throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
         }
+        let bitrate = try a.int("bitrate", in: 1...100_000, what: "use a bit rate in kbps, e.g. 32 or 128")
+        if bitrate != nil && record == nil {
+            throw PulsemeterError(.usage, "--bitrate sets the encoder of a recording; add --record FILE")
+        }
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
         Signals.installStopHandlers()
@@ -46,7 +50,7 @@ enum LiveCommands {
         try Signals.cancelOnStop(cancellation)
         let session = try LiveMeterSession(options: LiveOptions(
             device: a.string("device"), settings: settings, durationFrames: limit,
-            recordPath: record, reconnect: a.flag("reconnect")), cancellation: cancellation)
+            recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate), cancellation: cancellation)
         let sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {

@@ -9,7 +9,22 @@ extension LiveSuite {
     @Suite("every container record offers")
     struct Containers {
         static let lossless: Set<String> = ["wav", "flac", "aiff", "aif", "caf", "au", "w64", "rf64"]
-        static let lossy: Set<String> = ["ogg", "oga", "opus", "mp3"]
+        static let lossy: Set<String> = ["ogg", "oga", "opus", "mp3", "m4a", "aac"]
+        /// Encoded by ffmpeg (issue 14). pulsemeter decodes them through ffmpeg once issue 13
+        /// item 7 is in; until then only ffmpeg reads them back here (`pulsemeterReadsAAC`).
+        static let throughFFmpeg: Set<String> = ["m4a", "aac"]
+
+        /// Whether this pulsemeter decodes m4a (asked of a file ffmpeg itself wrote).
+        static func pulsemeterReadsAAC(_ dir: String) throws -> Bool {
+            let probe = dir + "/probe.m4a"
+            let made = try run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=1000:duration=0.5", "-c:a", "aac", "file:" + probe])
+            guard made.status == 0 else { throw LiveSetupError("ffmpeg cannot write m4a: \(made.stderr)") }
+            let r = try pulsemeter(["analyze", probe, "-f", "ndjson"], server: nil)
+            _ = r.readToEnd(timeout: 30)
+            let ok = r.wait(timeout: 5) == 0
+            if !ok { print("live tests: pulsemeter does not decode m4a yet; m4a and aac are read back by ffmpeg only") }
+            return ok
+        }
 
         /// The containers pulsemeter offers, from its own error message for an unknown one; the
         /// test fails when it offers one this suite does not cover.
@@ -26,15 +41,15 @@ extension LiveSuite {
             return list
         }
 
-        /// A stereo 1 kHz tone, left at 0.25 and right at 0.125 of full scale (channels differ,
-        /// so a swap shows), ramped in over 10 ms so lossy encoders see no click.
-        static func tone(frames: Int) -> [Int16] {
+        /// A stereo 1 kHz tone, by default left at 0.25 and right at 0.125 of full scale
+        /// (channels differ, so a swap shows), ramped in over 10 ms so lossy encoders see no click.
+        static func tone(frames: Int, left: Double = 8192, right: Double = 4096) -> [Int16] {
             var out = [Int16](repeating: 0, count: frames * 2)
             for i in 0..<frames {
                 let ramp = min(1, Double(i) / 480)
                 let s = sin(2 * Double.pi * 1000 * Double(i) / Double(Live.rate)) * ramp
-                out[2 * i] = Int16((s * 8192).rounded())
-                out[2 * i + 1] = Int16((s * 4096).rounded())
+                out[2 * i] = Int16((s * left).rounded())
+                out[2 * i + 1] = Int16((s * right).rounded())
             }
             return out
         }
@@ -71,11 +86,18 @@ extension LiveSuite {
                 #expect(lines.last?.int("recorded_frames") == frames, "\(ext)")
             }
             let middle = Self.rmsDb(input, from: 12_000, to: 36_000)
+            let readsAAC = try Self.pulsemeterReadsAAC(dir)
             for (ext, _) in running {
                 let file = dir + "/x." + ext
                 let decoded = try decodeWithFFmpeg(file)
                 #expect(decoded.stderr == "", "\(ext): ffmpeg says \(decoded.stderr)")
                 let got = decoded.samples.count / 2
+                if Self.throughFFmpeg.contains(ext) && !readsAAC {
+                    #expect(got >= frames - 960 && got <= frames + 2400, "\(ext): ffmpeg decodes \(got) frames of \(frames)")
+                    let levels = Self.rmsDb(decoded.samples, from: 12_000, to: 36_000)
+                    #expect(zip(levels, middle).allSatisfy { abs($0 - $1) < 0.6 }, "\(ext): \(levels) dB against \(middle) dB fed")
+                    continue
+                }
                 let analyzed = try pulsemeter(["analyze", file, "-f", "ndjson"], server: nil)
                 let end = try #require(try parseLines(analyzed.readToEnd(timeout: 30)).last, "\(ext)")
                 #expect(analyzed.wait(timeout: 5) == 0, "\(ext)")
@@ -126,13 +148,17 @@ extension LiveSuite {
             for (_, p) in running { p.signal(SIGKILL) }
             for (ext, p) in running { #expect(p.wait(timeout: 5) == 128 + SIGKILL, "\(ext)") }
             let fed = feeder.framesWritten
+            let readsAAC = try Self.pulsemeterReadsAAC(dir)
             for (ext, _) in running {
                 let file = dir + "/x." + ext
                 let least = metered[ext]! - 48_000
+                // An orphaned ffmpeg encoder finishes the file once its input ends.
+                if Self.throughFFmpeg.contains(ext) { try waitUntilDecodable(file, frames: least, timeout: 10) }
                 let decoded = try decodeWithFFmpeg(file)
                 #expect(decoded.status == 0, "\(ext): ffmpeg says \(decoded.stderr)")
                 let got = decoded.samples.count / 2
                 #expect(got >= least && got <= fed + 2400, "\(ext): ffmpeg decodes \(got) frames; metered \(metered[ext]!), fed \(fed)")
+                if Self.throughFFmpeg.contains(ext) && !readsAAC { continue }
                 let analyzed = try pulsemeter(["analyze", file, "-f", "ndjson"], server: nil)
                 let end = try parseLines(analyzed.readToEnd(timeout: 30)).last
                 #expect(analyzed.wait(timeout: 5) == 0, "\(ext): \(analyzed.stderrText)")
@@ -149,6 +175,13 @@ extension LiveSuite {
             }
         }
     }
+}
+
+/// Waits until ffmpeg decodes at least `frames` frames of `path` (a file an orphaned encoder
+/// is still finishing), or `timeout` s.
+func waitUntilDecodable(_ path: String, frames: Int, timeout: Double) throws {
+    let deadline = monotonic() + timeout
+    while try decodeWithFFmpeg(path).samples.count / 2 < frames && monotonic() < deadline { usleep(200_000) }
 }
 
 /// ffmpeg's decoding of a file as 48 kHz stereo s16 (`ffmpeg -v error`), with its stderr.

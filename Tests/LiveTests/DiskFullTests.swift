@@ -52,6 +52,36 @@ extension LiveSuite {
             #expect(try soxFrames(copy) == recorded)
         }
 
+        @Test("an m4a filling the disk: ffmpeg fails, exit 74 with its last line, the part written plays")
+        func m4aFillsTheDisk() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("smallfs-aac")
+            let scratch = try Live.tempDir("smallfs-aac-check")
+            defer {
+                Live.removeTree(dir)
+                Live.removeTree(scratch)
+            }
+            // 32 KiB: about 2 s of AAC at ffmpeg's default 128 kbps for stereo.
+            let mount = try run(["/bin/mount", "-t", "tmpfs", "-o", "size=32k", "tmpfs", dir])
+            guard mount.status == 0 else {
+                throw LiveSetupError("cannot mount a small tmpfs for the disk-full test (needs root): \(mount.stderr)")
+            }
+            defer { _ = try? run(["/bin/umount", "-l", dir]) }
+            let file = dir + "/full.m4a"
+            let (p, _) = try LiveSuite.startRecording(file, [], server: server)
+            let feeder = server.startFeeding(Containers.tone(frames: 8 * 48000), speed: 4)
+            defer { server.stopFeeding(feeder) }
+            _ = p.readToEnd(timeout: 20)
+            #expect(p.wait(timeout: 5) == 74)
+            let line = try #require(LiveSuite.errorLine(p.stderrText), "one `pulsemeter: ` line, got: \(p.stderrText)")
+            #expect(line.contains("ffmpeg") && line.contains(file), "\(line)")
+            #expect(line.contains("No space left on device"), "ffmpeg's own report: \(line)")
+            let copy = scratch + "/full.m4a"
+            try FileManager.default.copyItem(atPath: file, toPath: copy)
+            let decoded = try decodeWithFFmpeg(copy)
+            #expect(decoded.samples.count / 2 >= 24000, "at least half a second plays: \(decoded.samples.count / 2) frames")
+        }
+
         @Test("recording into a read-only directory: exit 73 before capture starts")
         func readOnlyDirectory() throws {
             let server = try Live.server()

@@ -8,7 +8,7 @@ import Testing
     @Test func aRecordingInAMissingDirectory() {
         do {
             let path = FilePath("/nonexistent-pulsemeter-dir/take.wav")
-            _ = try SoundFileWriter(path: path, format: try RecordingFormat.choose(path: path, rate: 48000, channels: 2))
+            _ = try RecordingFormat.choose(path: path, rate: 48000, channels: 2).openWriter(path: path)
             Issue.record("created a file in a missing directory")
         } catch {
             #expect(error.exitCode == 73)

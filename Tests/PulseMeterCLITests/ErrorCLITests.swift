@@ -229,6 +229,16 @@ import Testing
             (["waveform", wav, "--color", "red\"/><script>"], ["--color"]),
             (["waveform", wav, "--played", "2"], ["--played", "2"]),
             (["waveform", wav, "--fps", "10"], ["--fps"]),
+            // Recording containers and --bitrate (issues 8 and 14): refused before connecting.
+            (["record", dir.path("x.xyz")], [".xyz", "wav", "flac", "opus"]),
+            (["record", dir.path("x.ogg"), "--bitrate", "64"], ["Vorbis", "bit rate"]),
+            (["record", dir.path("x.wav"), "--bitrate", "64"], [".wav", "bit rate"]),
+            (["record", dir.path("x.opus"), "--bitrate", "1000"], ["Opus", "12 to 512", "1000"]),
+            (["record", dir.path("x.mp3"), "--bitrate", "8"], ["MP3", "32 to 320", "8"]),
+            (["record", dir.path("x.m4a"), "-r", "12000", "-c", "1", "--bitrate", "100"], ["AAC", "8 to 72", "100"]),
+            (["record", dir.path("x.m4a"), "-r", "10000"], ["AAC", "10000", "12000"]),
+            (["record", dir.path("x.wav"), "--bitrate", "0"], ["--bitrate", "0"]),
+            (["monitor", "--bitrate", "32"], ["--bitrate", "--record"]),
             // A value with a newline still gives one stderr line.
             (["analyze", wav, "--format", "nd\njson"], ["--format"]),
             (["analyze", wav, "--bogus\nline"], ["--bogus"]),

@@ -1,0 +1,242 @@
+import Glibc
+import MeterCore
+import Synchronization
+
+/// A child process started from an argument vector with `posix_spawn` (never a shell, so no
+/// name or option is ever interpreted), with pipes to its stdin and stdout as asked and its
+/// stderr collected, and `waitpid` for its end. The one wrapper MeterIO uses for helper
+/// programs (ffmpeg as an encoder for recordings, and as a decoder for inputs libsndfile
+/// cannot read).
+///
+/// - Signals: the child starts with an empty signal mask and default dispositions for SIGINT,
+///   SIGTERM, SIGPIPE and SIGQUIT (pulsemeter ignores SIGPIPE and may block the others), and in
+///   its own process group, so a Ctrl-C in the terminal reaches pulsemeter alone: pulsemeter
+///   then finishes the child's work in order (ends its input and waits) instead of having it
+///   cut off.
+/// - Descriptors: every pipe end pulsemeter keeps is close-on-exec; the child gets only 0, 1, 2.
+/// - stderr is read on its own thread into a bounded tail (`stderrTail`), so a chatty child can
+///   never block on a full pipe; `lastStderrLine` is what an error message quotes.
+///
+/// Owned by one thread at a time, apart from the stderr collector (behind a Mutex).
+public final class ChildProcess: @unchecked Sendable {
+    /// What the child's stdin or stdout is connected to.
+    public enum Stream: Sendable {
+        /// A pipe whose other end pulsemeter holds (`stdinFD` / `stdoutFD`).
+        case pipe
+        /// /dev/null.
+        case null
+        /// This descriptor (an open file, say), duplicated into the child.
+        case descriptor(Int32)
+    }
+
+    /// Why a child could not be started (the caller words it).
+    public struct SpawnFailure: Error, Sendable {
+        /// The errno of the failing call.
+        public let code: Int32
+        public var reason: String { String(cString: strerror(code)) }
+    }
+
+    /// How the child ended.
+    public enum Termination: Equatable, Sendable {
+        case exited(Int32)
+        case signalled(Int32)
+        public var isCleanExit: Bool { self == .exited(0) }
+    }
+
+    public let pid: pid_t
+    /// Our end of the child's stdin pipe (write), -1 when not a pipe or once closed.
+    public private(set) var stdinFD: Int32 = -1
+    /// Our end of the child's stdout pipe (read), -1 when not a pipe or once closed.
+    public private(set) var stdoutFD: Int32 = -1
+    private let collector = StderrCollector()
+    private var termination: Termination?
+
+    /// The child's stderr, filled by the collector thread: the last 16 KiB, and a semaphore
+    /// signalled when the child closed it.
+    private final class StderrCollector: Sendable {
+        let tail = Mutex<[UInt8]>([])
+        let done = Wakeup()
+
+        func collect(_ fd: Int32) {
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { buf in SystemCall.retryingInterrupted { Glibc.read(fd, buf.baseAddress, 4096) } }
+                if n <= 0 { break }
+                tail.withLock { t in
+                    t += chunk[0..<n]
+                    if t.count > 16384 { t.removeFirst(t.count - 16384) }
+                }
+            }
+            Glibc.close(fd)
+            done.signal()
+        }
+    }
+
+    /// The full path of `name` on `PATH` (as `execvp` would find it), nil when it is not there.
+    public static func find(_ name: String, searchPath: String? = nil) -> String? {
+        if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
+        let path = searchPath ?? getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+        for dir in path.split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = (dir.isEmpty ? "." : String(dir)) + "/" + name
+            var st = stat()
+            if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 {
+                return candidate
+            }
+        }
+        return nil
+    }
+
+    /// Starts `executable` (a path, e.g. from `find`) with `arguments` (argv[1...]).
+    public init(executable: String, arguments: [String], stdin: Stream, stdout: Stream) throws(SpawnFailure) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+
+        var mine: [Int32] = []       // our pipe ends, kept
+        var theirs: [Int32] = []     // the child's pipe ends, closed here after the spawn
+        func closeAll(_ fds: [Int32]) { for fd in fds { Glibc.close(fd) } }
+        func makePipe() throws(SpawnFailure) -> (read: Int32, write: Int32) {
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else {
+                let e = errno
+                closeAll(mine + theirs)
+                throw SpawnFailure(code: e)
+            }
+            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            return (fds[0], fds[1])
+        }
+        /// Connects the child's descriptor `target` (0 or 1) as asked; our end of a pipe, or -1.
+        func connect(_ stream: Stream, to target: Int32) throws(SpawnFailure) -> Int32 {
+            switch stream {
+            case .pipe:
+                let p = try makePipe()
+                let (ours, child) = target == 0 ? (p.write, p.read) : (p.read, p.write)
+                mine.append(ours)
+                theirs.append(child)
+                posix_spawn_file_actions_adddup2(&actions, child, target)
+                return ours
+            case .null:
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+                return -1
+            case .descriptor(let fd):
+                posix_spawn_file_actions_adddup2(&actions, fd, target)
+                return -1
+            }
+        }
+        let inFD = try connect(stdin, to: 0)
+        let outFD = try connect(stdout, to: 1)
+        let err = try makePipe()
+        mine.append(err.read); theirs.append(err.write)
+        posix_spawn_file_actions_adddup2(&actions, err.write, 2)
+
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attr, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for sig in [SIGINT, SIGTERM, SIGPIPE, SIGQUIT] { sigaddset(&defaults, sig) }
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setpgroup(&attr, 0)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var child = pid_t()
+        let rc = posix_spawn(&child, executable, &actions, &attr, argv, environ)
+        closeAll(theirs)
+        guard rc == 0 else {
+            closeAll(mine)
+            throw SpawnFailure(code: rc)
+        }
+        pid = child
+        stdinFD = inFD
+        stdoutFD = outFD
+        let errFD = err.read
+        do {
+            try OSThread.spawn(role: "pm-child-err") { [collector] in collector.collect(errFD) }
+        } catch {
+            // No thread to drain its stderr: stop the child rather than let it block on it.
+            Glibc.kill(child, SIGKILL)
+            var status: Int32 = 0
+            _ = SystemCall.retryingInterrupted { Int(waitpid(child, &status, 0)) }
+            closeAll(mine)
+            throw SpawnFailure(code: EAGAIN)
+        }
+    }
+
+    deinit {
+        closeStdin()
+        if stdoutFD >= 0 { Glibc.close(stdoutFD) }
+        if termination == nil {
+            Glibc.kill(pid, SIGKILL)
+            _ = wait()
+        }
+    }
+
+    /// Writes all of `bytes` to the child's stdin (retrying partial writes and EINTR); the
+    /// errno when it cannot (EPIPE: the child is gone), 0 when everything went.
+    public func writeToStdin(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+        guard stdinFD >= 0 else { return EBADF }
+        var done = 0
+        while done < bytes.count {
+            let n = SystemCall.retryingInterrupted { Glibc.write(stdinFD, bytes.baseAddress! + done, bytes.count - done) }
+            if n < 0 { return errno }
+            done += n
+        }
+        return 0
+    }
+
+    /// Reads up to `count` bytes of the child's stdout (retrying EINTR); 0 at its end, -1 on error.
+    public func readStdout(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+        guard stdoutFD >= 0 else { return -1 }
+        return SystemCall.retryingInterrupted { Glibc.read(stdoutFD, buffer, count) }
+    }
+
+    /// Closes our end of the child's stdin: its end of input.
+    public func closeStdin() {
+        if stdinFD >= 0 { Glibc.close(stdinFD) }
+        stdinFD = -1
+    }
+
+    /// Sends `signal` to the child.
+    public func signal(_ signal: Int32) {
+        if termination == nil { Glibc.kill(pid, signal) }
+    }
+
+    /// Waits for the child to end (`waitpid`, retrying EINTR) and for its stderr to close.
+    @discardableResult
+    public func wait() -> Termination {
+        if let termination { return termination }
+        var status: Int32 = 0
+        _ = SystemCall.retryingInterrupted { Int(waitpid(pid, &status, 0)) }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, which do not import.
+        let t: Termination = (status & 0x7F) == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
+        termination = t
+        collector.done.wait()
+        collector.done.signal()
+        return t
+    }
+
+    /// The end of what the child wrote on stderr (at most 16 KiB).
+    public var stderrTail: [UInt8] { collector.tail.withLock { $0 } }
+
+    /// The last non-empty line the child wrote on stderr, if any.
+    public var lastStderrLine: String? {
+        let text = String(decoding: stderrTail, as: UTF8.self)
+        return text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).last.map {
+            String($0).trimmingCharacters(in: " \t")
+        }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
+
+private extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,99 @@
+import Glibc
+import MeterCore
+
+/// Records AAC (m4a or raw ADTS .aac) through an `ffmpeg` encoder process: libsndfile cannot
+/// write AAC, the format of iOS voice memos and chat apps. Owned by the recorder thread, which
+/// is the only one that waits on ffmpeg; the capture thread never does (the record ring
+/// decouples them, as for libsndfile).
+///
+/// - pulsemeter creates the file itself (so "cannot create" is exit 73 in our words, and a name
+///   is never parsed by ffmpeg as an option or protocol) and hands it to ffmpeg as its stdout;
+///   the captured frames go to ffmpeg's stdin as raw s16le (this host's byte order, little
+///   endian on every Linux target).
+/// - m4a is fragmented MP4 (`-movflags +empty_moov+default_base_moof -frag_duration 500000`,
+///   `-flush_packets 1`): a moov up front and a fragment every half second, so a recording cut
+///   off at any moment plays up to its last fragment. .aac is ADTS, a stream of frames.
+/// - `framesWritten` counts the frames handed to ffmpeg once its clean exit (status 0) has
+///   acknowledged them; until then, and when it fails, it is 0.
+/// - If pulsemeter itself is killed, ffmpeg (in its own process group) sees the end of its
+///   input and finishes the file.
+public final class FFmpegEncoderWriter: RecordingWriter {
+    public let path: FilePath
+    public private(set) var framesWritten = 0
+    private var handedOver = 0
+    private let channels: Int
+    private var child: ChildProcess?
+    private var failure: PulsemeterError?
+
+    /// The ffmpeg arguments (after argv[0]) for `format`, writing to stdout.
+    static func arguments(_ format: RecordingFormat) -> [String] {
+        var args = ["-nostdin", "-hide_banner", "-loglevel", "error",
+                    "-probesize", "32", "-analyzeduration", "0",
+                    "-f", "s16le", "-ar", String(format.rate), "-ac", String(format.channels), "-i", "pipe:0",
+                    "-c:a", "aac"]
+        if let kbps = format.bitrateKbps { args += ["-b:a", "\(kbps)k"] }
+        if format.fileExtension == "aac" {
+            args += ["-f", "adts"]
+        } else {
+            args += ["-f", "mp4", "-movflags", "+empty_moov+default_base_moof", "-frag_duration", "500000"]
+        }
+        return args + ["-flush_packets", "1", "pipe:1"]
+    }
+
+    /// Starts ffmpeg writing to `fd`, the file `RecordingFormat.openWriter` created for `path`
+    /// (closed here: ffmpeg holds its own copy); exit 73 when ffmpeg cannot be started.
+    init(fd: Int32, path: FilePath, format: RecordingFormat, ffmpeg: String) throws(PulsemeterError) {
+        self.path = path
+        channels = format.channels
+        defer { Glibc.close(fd) }
+        do {
+            child = try ChildProcess(executable: ffmpeg, arguments: Self.arguments(format), stdin: .pipe, stdout: .descriptor(fd))
+        } catch {
+            throw PulsemeterError(.cannotCreate, "cannot start the AAC encoder \(ffmpeg) for \(path): \(error.reason)")
+        }
+    }
+
+    deinit { _ = try? close() }
+
+    /// What ffmpeg said or how it ended, for an error message.
+    private func encoderReport(_ child: ChildProcess, _ end: ChildProcess.Termination) -> String {
+        let how: String
+        switch end {
+        case .exited(let code): how = "exited with status \(code)"
+        case .signalled(let sig): how = "was killed by signal \(sig)"
+        }
+        if let line = child.lastStderrLine { return "\(how): \(SafeText.terminal(line))" }
+        return how
+    }
+
+    /// Hands interleaved s16 frames to ffmpeg; exit 74 when it has stopped taking them.
+    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(PulsemeterError) {
+        if let failure { throw failure }
+        guard let child else { return }
+        let code = child.writeToStdin(UnsafeRawBufferPointer(samples))
+        if code == 0 {
+            handedOver += samples.count / channels
+            return
+        }
+        child.closeStdin()
+        let end = child.wait()
+        let e = PulsemeterError(.io, "the AAC encoder (ffmpeg) stopped while recording \(path): it \(encoderReport(child, end)); the file holds what it wrote before")
+        failure = e
+        throw e
+    }
+
+    /// Ends ffmpeg's input and waits for it to finish the file; exit 74 unless it exits cleanly.
+    public func close() throws(PulsemeterError) {
+        if let failure { throw failure }
+        guard let child else { return }
+        child.closeStdin()
+        let end = child.wait()
+        self.child = nil
+        guard end.isCleanExit else {
+            let e = PulsemeterError(.io, "the AAC encoder (ffmpeg) failed to finish \(path): it \(encoderReport(child, end)); the file holds what it wrote before")
+            failure = e
+            throw e
+        }
+        framesWritten = handedOver
+    }
+}
