@@ -90,7 +90,7 @@ public final class LiveMeterSession: @unchecked Sendable {
         let s = options.settings
         // The container is checked first (a usage error), the file created only once the
         // server answered (no empty file left behind when it does not).
-        let format = try options.recordPath.map { (path) throws(PulsemeterError) in
+        let format = try options.recordPath.map { (path) throws(RecordingError) in
             try RecordingFormat.choose(path: path, rate: s.rate, channels: s.channels, bitrateKbps: options.bitrateKbps)
         }
         let chunkFrames = Self.chunkFrames(hop: s.hop, rate: s.rate)

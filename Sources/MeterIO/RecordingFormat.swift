@@ -78,48 +78,45 @@ public struct RecordingFormat: Sendable {
     }
 
     /// m4a / aac: needs ffmpeg on PATH and a rate and channel count AAC has.
-    static func chooseAAC(path: FilePath, ext: String, rate: Int, channels: Int, bitrateKbps: Int?) throws(PulsemeterError) -> RecordingFormat {
+    static func chooseAAC(path: FilePath, ext: String, rate: Int, channels: Int, bitrateKbps: Int?) throws(RecordingError) -> RecordingFormat {
         guard let ffmpeg = ChildProcess.find("ffmpeg") else {
-            throw PulsemeterError(.usage, "cannot record to \(path): .\(ext) (AAC) is encoded by ffmpeg, which is not on PATH; install ffmpeg, or record one of \(soundFileContainers().joined(separator: ", "))")
+            throw RecordingError.encoderMissing(path: path, ext: ext, program: "ffmpeg", available: soundFileContainers())
         }
-        guard aacRates.contains(rate) else {
-            throw PulsemeterError(.usage, "cannot record AAC at \(rate) Hz: AAC takes \(aacRates.map(String.init).joined(separator: ", ")) Hz")
-        }
+        guard aacRates.contains(rate) else { throw RecordingError.rate(codec: "AAC", rate: rate, allowed: aacRates) }
         guard (1...8).contains(channels) else {
-            throw PulsemeterError(.usage, "cannot record \(channels) channels in AAC: it takes 1 to 8; try .wav or .flac")
+            throw RecordingError.channels(ext: ext, channels: channels, rate: rate, most: 8)
         }
         if let kbps = bitrateKbps {
             // AAC-LC carries at most 6144 bits per channel per 1024-sample frame.
             let most = max(8, channels * rate * 6 / 1000)
             guard (8...most).contains(kbps) else {
-                throw PulsemeterError(.usage, "AAC at \(rate) Hz with \(channels) channel\(channels == 1 ? "" : "s") takes a bit rate of 8 to \(most) kbps, not \(kbps)")
+                throw RecordingError.bitrate(codec: "AAC", kbps: kbps, allowed: 8...most, rate: rate, channels: channels)
             }
         }
         return RecordingFormat(code: 0, kind: .ffmpegAAC(ffmpeg: ffmpeg), fileExtension: ext, rate: rate,
                                channels: channels, compressionLevel: nil, bitrateKbps: bitrateKbps)
     }
 
-    /// Chooses the container for `path` from its extension; a usage error (exit 64) for an
+    /// Chooses the container for `path` from its extension; a `RecordingError` for an
     /// extension not offered, a spec the container cannot take, or a bit rate it cannot set.
     /// `bitrateKbps` nil: the encoder's default.
-    public static func choose(path: FilePath, rate: Int, channels: Int, bitrateKbps: Int? = nil) throws(PulsemeterError) -> RecordingFormat {
+    public static func choose(path: FilePath, rate: Int, channels: Int, bitrateKbps: Int? = nil) throws(RecordingError) -> RecordingFormat {
         let ext = path.extensionLowercased
         if ffmpegContainers.contains(ext) {
             return try chooseAAC(path: path, ext: ext, rate: rate, channels: channels, bitrateKbps: bitrateKbps)
         }
         let available = containers()
         guard available.contains(ext), let entry = offered.first(where: { $0.ext == ext }) else {
-            throw PulsemeterError(.usage, "cannot record to \(path): unknown container \(ext.isEmpty ? "(no extension)" : ".\(ext)"); use one of \(available.joined(separator: ", "))")
+            throw RecordingError.unknownContainer(path: path, ext: ext, available: available)
         }
         if ext == "opus", ![8000, 12000, 16000, 24000, 48000].contains(rate) {
-            throw PulsemeterError(.usage, "cannot record Opus at \(rate) Hz: Opus takes 8000, 12000, 16000, 24000 or 48000 Hz; capture at 48000 Hz or use another container")
+            throw RecordingError.rate(codec: "Opus", rate: rate, allowed: [8000, 12000, 16000, 24000, 48000])
         }
         var info = SF_INFO(frames: 0, samplerate: Int32(rate), channels: Int32(channels), format: entry.code, sections: 0, seekable: 0)
         guard sf_format_check(&info) != 0 else {
-            let hint = entry.kind == .headerPCM ? "try .wav or .w64" : (ext == "mp3" ? "MP3 takes 1 or 2 channels; try .opus, .flac or .wav" : "try .wav or .flac")
-            throw PulsemeterError(.usage, "cannot record \(channels) channels at \(rate) Hz in a .\(ext) file; \(hint)")
+            throw RecordingError.channels(ext: ext, channels: channels, rate: rate, most: ext == "mp3" ? 2 : (ext == "flac" ? 8 : nil))
         }
-        let level = try bitrateKbps.map { (kbps) throws(PulsemeterError) in
+        let level = try bitrateKbps.map { (kbps) throws(RecordingError) in
             try compressionLevel(ext: ext, kbps: kbps, rate: rate, channels: channels)
         }
         return RecordingFormat(code: entry.code, kind: entry.kind, fileExtension: ext, rate: rate,
@@ -131,24 +128,24 @@ public struct RecordingFormat: Sendable {
     /// MP3 in constant bit rate sets max - level x (max - min) over MPEG's range for the rate
     /// (32..320 kbps from 32 kHz, 8..160 from 16 kHz, 8..64 below). Vorbis takes a quality,
     /// not a bit rate, and PCM and FLAC have none.
-    static func compressionLevel(ext: String, kbps: Int, rate: Int, channels: Int) throws(PulsemeterError) -> Double {
+    static func compressionLevel(ext: String, kbps: Int, rate: Int, channels: Int) throws(RecordingError) -> Double {
         switch ext {
         case "opus":
             let lo = 6 * channels, hi = 256 * channels
             guard (lo...hi).contains(kbps) else {
-                throw PulsemeterError(.usage, "Opus with \(channels) channel\(channels == 1 ? "" : "s") takes a bit rate of \(lo) to \(hi) kbps, not \(kbps)")
+                throw RecordingError.bitrate(codec: "Opus", kbps: kbps, allowed: lo...hi, rate: rate, channels: channels)
             }
             return 1 - (Double(kbps) / Double(channels) - 6) / 250
         case "mp3":
             let (lo, hi) = rate >= 32000 ? (32, 320) : (rate >= 16000 ? (8, 160) : (8, 64))
             guard (lo...hi).contains(kbps) else {
-                throw PulsemeterError(.usage, "MP3 at \(rate) Hz takes a bit rate of \(lo) to \(hi) kbps, not \(kbps)")
+                throw RecordingError.bitrate(codec: "MP3", kbps: kbps, allowed: lo...hi, rate: rate, channels: channels)
             }
             return Double(hi - kbps) / Double(hi - lo)
         case "ogg", "oga":
-            throw PulsemeterError(.usage, "the Vorbis encoder takes a quality, not a bit rate; for a set bit rate record .opus, .mp3 or .m4a")
+            throw RecordingError.noBitrate(ext: ext, lossy: true)
         default:
-            throw PulsemeterError(.usage, "a .\(ext) recording is uncompressed or lossless and has no bit rate to set; a bit rate applies to .opus, .mp3, .m4a and .aac")
+            throw RecordingError.noBitrate(ext: ext, lossy: false)
         }
     }
 

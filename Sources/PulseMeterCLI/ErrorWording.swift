@@ -11,6 +11,7 @@ enum ErrorWording {
         case let e as PulsemeterError: return e
         case let e as SettingError: return setting(e)
         case let e as PulseError: return pulse(e)
+        case let e as RecordingError: return recording(e)
         default: return nil
         }
     }
@@ -79,6 +80,30 @@ enum ErrorWording {
         case .sourceLost(let source, let server, let reason):
             return PulsemeterError(.io, "lost the PulseAudio source \(source) on \(server) (\(reason)); the recording holds every frame captured before; use --reconnect to wait for it instead")
         }
+    }
+
+    static func recording(_ e: RecordingError) -> PulsemeterError {
+        func list(_ a: [String]) -> String { a.joined(separator: ", ") }
+        let message: String
+        switch e {
+        case .unknownContainer(let path, let ext, let available):
+            message = "cannot record to \(path): unknown container \(ext.isEmpty ? "(no extension)" : "." + SafeText.terminal(ext)); use one of \(list(available))"
+        case .encoderMissing(let path, let ext, let program, let available):
+            message = "cannot record to \(path): .\(ext) (AAC) is encoded by \(program), which is not on PATH; install \(program), or record one of \(list(available))"
+        case .rate(let codec, let rate, let allowed):
+            let nearest = allowed.min { abs($0 - rate) < abs($1 - rate) } ?? 48000
+            message = "--rate \(rate) is not allowed for \(codec): it takes \(list(allowed.map(String.init))) Hz; use --rate \(nearest) or another container"
+        case .channels(let ext, let channels, let rate, let most):
+            let limit = most.map { ": it holds at most \($0); use --channels \($0), or record" } ?? " at \(rate) Hz; record"
+            message = "--channels \(channels) is not allowed for a .\(ext) file\(limit) .wav or .w64"
+        case .bitrate(let codec, let kbps, let allowed, let rate, let channels):
+            message = "--bitrate \(kbps) is not allowed: \(codec) at \(rate) Hz with \(channels) channel\(channels == 1 ? "" : "s") takes \(allowed.lowerBound) to \(allowed.upperBound) kbps"
+        case .noBitrate(let ext, let lossy):
+            message = lossy
+                ? "--bitrate does not apply to .\(ext): the Vorbis encoder takes a quality, not a bit rate; record .opus, .mp3 or .m4a for a set bit rate"
+                : "--bitrate does not apply to .\(ext): it is uncompressed or lossless; a bit rate applies to .opus, .mp3, .m4a and .aac"
+        }
+        return PulsemeterError(.usage, message)
     }
 
     /// A number as a user would type it: integers without ".0".

@@ -10,10 +10,10 @@ import Testing
                             ("ogg", .lossyStream), ("opus", .lossyStream), ("mp3", .lossyStream)] {
             #expect(try RecordingFormat.choose(path: FilePath("/tmp/a." + ext), rate: 48000, channels: 2).kind == kind, "\(ext)")
         }
-        #expect(throws: PulsemeterError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.mat"), rate: 48000, channels: 2) }
-        #expect(throws: PulsemeterError.self) { try RecordingFormat.choose(path: FilePath("/tmp/noext"), rate: 48000, channels: 2) }
-        #expect(throws: PulsemeterError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.mp3"), rate: 48000, channels: 3) }
-        #expect(throws: PulsemeterError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.opus"), rate: 44100, channels: 2) }
+        #expect(throws: RecordingError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.mat"), rate: 48000, channels: 2) }
+        #expect(throws: RecordingError.self) { try RecordingFormat.choose(path: FilePath("/tmp/noext"), rate: 48000, channels: 2) }
+        #expect(throws: RecordingError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.mp3"), rate: 48000, channels: 3) }
+        #expect(throws: RecordingError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.opus"), rate: 44100, channels: 2) }
     }
 
     /// The level chosen for a bit rate, put through libsndfile 1.2.0's own formulas (Opus:
@@ -42,8 +42,10 @@ import Testing
                 _ = try RecordingFormat.choose(path: FilePath("/tmp/" + name), rate: rate, channels: channels, bitrateKbps: kbps)
                 Issue.record("\(name) took \(kbps) kbps")
             } catch {
-                #expect(error.kind == .usage)
-                #expect(!error.message.contains("--"), "MeterIO does not spell options: \(error.message)")
+                switch error {
+                case .bitrate, .noBitrate: break
+                default: Issue.record("\(name): \(error)")
+                }
             }
         }
     }
@@ -60,9 +62,9 @@ import Testing
         let adts = try RecordingFormat.choose(path: FilePath("/tmp/memo.aac"), rate: 48000, channels: 2)
         #expect(FFmpegEncoderWriter.arguments(adts).contains("adts"))
         #expect(!FFmpegEncoderWriter.arguments(adts).contains("-b:a"))
-        #expect(throws: PulsemeterError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.m4a"), rate: 10000, channels: 1) }
-        #expect(throws: PulsemeterError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.m4a"), rate: 48000, channels: 9) }
-        #expect(throws: PulsemeterError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.m4a"), rate: 12000, channels: 1, bitrateKbps: 73) }
+        #expect(throws: RecordingError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.m4a"), rate: 10000, channels: 1) }
+        #expect(throws: RecordingError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.m4a"), rate: 48000, channels: 9) }
+        #expect(throws: RecordingError.self) { try RecordingFormat.choose(path: FilePath("/tmp/a.m4a"), rate: 12000, channels: 1, bitrateKbps: 73) }
         #expect(try RecordingFormat.choose(path: FilePath("/tmp/a.m4a"), rate: 12000, channels: 1, bitrateKbps: 72).bitrateKbps == 72)
     }
 
