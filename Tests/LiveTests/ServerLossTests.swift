@@ -16,11 +16,16 @@ extension LiveSuite {
             let input = TestSignal.make(frames: frames, seed: 30)
             let file = dir + "/x.wav"
             let (p, _) = try LiveSuite.startRecording(file, [], server: server)
+            // An m4a alongside (issue 14): ffmpeg is given the end of its input and waited for.
+            let m4a = dir + "/x.m4a"
+            let (q, _) = try LiveSuite.startRecording(m4a, [], server: server)
+            defer { q.kill() }
             let feeder = FifoFeeder(path: server.fifo, samples: input, speed: nil)
             feeder.start()
             defer { feeder.stopAndJoin() }
             let (before, reached) = try LiveSuite.readUntil(pos: frames, p, timeout: 15)
             #expect(reached, "the fed second should be metered before the server is killed")
+            #expect(try LiveSuite.readUntil(pos: frames, q, timeout: 15).reached)
 
             let killed = monotonic()
             try server.kill9()
@@ -41,6 +46,12 @@ extension LiveSuite {
             #expect(w.frames == frames, "every frame captured before the loss is in the file")
             #expect(w.matchesExpectedPrefix)
             #expect(sampleMismatch(try decodeWithSox(file), input) == nil)
+
+            #expect(q.wait(timeout: 5) == 74)
+            let qEnd = try #require(try parseLines(q.readToEnd(timeout: 5)).last)
+            #expect(qEnd.type == "end" && qEnd.int("recorded_frames") == frames, "ffmpeg acknowledged every frame: \(qEnd.raw)")
+            let aac = try decodeWithFFmpeg(m4a)
+            #expect(aac.status == 0 && abs(aac.samples.count / 2 - frames) <= 2048, "the m4a holds the second: \(aac.samples.count / 2) frames, \(aac.stderr)")
         }
 
         @Test("--reconnect: the run survives a server restart, marks the gap, and records both sides")
