@@ -17,8 +17,15 @@ public struct AnsiMeterRenderer {
     /// How long a peak marker holds before it falls, in seconds of audio.
     public var peakHoldSeconds: Double = 1.5
 
+    /// How long a clip lamp stays lit after a clipped sample, in seconds of audio.
+    public var clipLampSeconds: Double = 2
+
     private var peakHold: [Double] = []
     private var peakHoldPos: [Int] = []
+    /// Per channel, the position of the last hop with a clipped sample (-1: none yet).
+    private var lastClipPos: [Int] = []
+    /// Between a `silence_start` and its `silence_end` (with `--events`).
+    public private(set) var inSilence = false
 
     public init(width: Int, height: Int, color: Bool, unicode: Bool) {
         self.width = width
@@ -89,7 +96,30 @@ public struct AnsiMeterRenderer {
         return out + sgr("0")
     }
 
-    /// Renders one frame as a full screen update.
+    /// Takes in what a frame says beyond its levels (clips, silence), whether or not it is
+    /// drawn: the sink skips drawing frames that come faster than the screen needs.
+    public mutating func observe(_ frame: MeterFrame) {
+        if lastClipPos.count != frame.clipSamples.count {
+            lastClipPos = Array(repeating: -1, count: frame.clipSamples.count)
+        }
+        for (c, n) in frame.clipSamples.enumerated() where n > 0 { lastClipPos[c] = frame.pos }
+        for e in frame.events {
+            switch e.kind {
+            case .silenceStart: inSilence = true
+            case .silenceEnd: inSilence = false
+            case .clip: break
+            }
+        }
+    }
+
+    /// True while channel `c`'s clip lamp is lit at `pos`.
+    public func clipLamp(channel c: Int, at pos: Int, rate: Int) -> Bool {
+        c < lastClipPos.count && lastClipPos[c] >= 0
+            && Double(pos - lastClipPos[c]) <= clipLampSeconds * Double(rate)
+    }
+
+    /// Renders one frame as a full screen update; `status` goes on the head line (an outage,
+    /// the recording's file and take).
     public mutating func render(_ frame: MeterFrame, info: StreamInfo, status: String? = nil) -> String {
         let s = info.settings
         let channels = s.channels
@@ -109,11 +139,12 @@ public struct AnsiMeterRenderer {
         let seconds = Double(frame.pos) / Double(s.rate)
         var head = "\(SafeText.terminal(info.source))  \(s.rate) Hz  \(channels) ch  \(Self.clock(seconds))"
         if let status { head += "  " + status }
+        if inSilence { head += "  silence" }
         lines.append(sgr("1") + Self.fit(head, w) + sgr("0"))
         let labelWidth = channels > 9 ? 3 : 2
         // "L " + bar + " -23.0 dB  pk  -20.0", or just " -23.0" on a narrow terminal.
         let narrow = w < 50
-        let readoutWidth = narrow ? 7 : 22
+        let readoutWidth = (narrow ? 7 : 22) + 5  // and " CLIP", the clip lamp
         let cells = max(1, w - labelWidth - readoutWidth - 1)
         let maxBarLines = max(1, height - 2 - (frame.bandsDb != nil ? 6 : 0))
         for c in 0..<min(channels, maxBarLines) {
@@ -121,6 +152,7 @@ public struct AnsiMeterRenderer {
             let pad = String(repeating: " ", count: max(0, labelWidth - label.count))
             var line = label + pad + bar(db: frame.rmsDb[c], peakDb: peakHold[c], cells: cells) + " " + Self.readout(frame.rmsDb[c])
             if !narrow { line += " dB  pk " + Self.readout(frame.peakDb[c]) }
+            line += clipLamp(channel: c, at: frame.pos, rate: s.rate) ? " " + sgr("1;41") + "CLIP" + sgr("0") : "     "
             lines.append(line)
         }
         if let bands = frame.bandsDb {

@@ -234,6 +234,15 @@ public final class JSONLineBuilder {
     public func field(_ name: StaticString, _ v: Bool) { key(name); raw(v ? "true" : "false") }
     public func field(_ name: StaticString, _ v: Double, decimals: Int) { key(name); number(v, decimals: decimals) }
     public func field(_ name: StaticString, _ v: [Double], decimals: Int) { key(name); numbers(v, decimals: decimals) }
+    public func field(_ name: StaticString, _ v: [Int]) {
+        key(name)
+        byte(UInt8(ascii: "["))
+        for (i, x) in v.enumerated() {
+            if i > 0 { byte(UInt8(ascii: ",")) }
+            int(x)
+        }
+        byte(UInt8(ascii: "]"))
+    }
 
     /// `[a,b,...]` of numbers.
     public func numbers(_ values: [Double], decimals: Int) {

@@ -10,13 +10,20 @@ public struct MeterFrame: Sendable, Equatable {
     /// With `MeterPipeline.deferBands`: the windowed transform input, until `DeferredBands`
     /// turns it into `bandsDb`. Never reaches a sink.
     public var pendingSpectrum: [Float]?
+    /// Per channel, the samples of this hop at or above the clip level (the `--clip-db`
+    /// threshold, else the 16-bit rail); counted whether or not events are on (the ANSI clip lamp).
+    public var clipSamples: [Int]
+    /// With `--events`: the events this frame brought, in order (most frames: none).
+    public var events: [MeterEvent] = []
 
-    public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil) {
+    public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
+                clipSamples: [Int]? = nil) {
         self.pos = pos
         self.ts = ts
         self.rmsDb = rmsDb
         self.peakDb = peakDb
         self.bandsDb = bandsDb
+        self.clipSamples = clipSamples ?? Array(repeating: 0, count: rmsDb.count)
     }
 }
 
@@ -52,11 +59,17 @@ public struct StreamSummary: Sendable, Equatable {
     /// Set when recording.
     public var recordedFrames: Int?
     public var file: String?
+    /// With `--events`: clipped samples per channel over the whole stream.
+    public var clippedSamples: [Int]?
+    /// Events at the very end (a silence that lasted to the last sample ends there); written
+    /// before the end line.
+    public var events: [MeterEvent]
 
     public var duration: Double { rate > 0 ? Double(pos) / Double(rate) : 0 }
 
     public init(pos: Int, rate: Int, rmsDb: [Double], peakDb: [Double], dropped: Int = 0,
-                recordedFrames: Int? = nil, file: String? = nil) {
+                recordedFrames: Int? = nil, file: String? = nil, clippedSamples: [Int]? = nil,
+                events: [MeterEvent] = []) {
         self.pos = pos
         self.rate = rate
         self.rmsDb = rmsDb
@@ -64,6 +77,8 @@ public struct StreamSummary: Sendable, Equatable {
         self.dropped = dropped
         self.recordedFrames = recordedFrames
         self.file = file
+        self.clippedSamples = clippedSamples
+        self.events = events
     }
 }
 

@@ -16,6 +16,13 @@ public final class MeterPipeline {
     /// True once the current hop holds at least one processed (not skipped) frame.
     private var hopSampled = false
     private var hopPeak: [Float]
+    private var hopClips: [Int]
+    private let clipAmplitude: Float
+    private var events: EventDetector?
+    /// Events of the end of the stream, set by `finish`.
+    private var trailingEvents: [MeterEvent] = []
+    /// Where the current hop began (the previous frame's pos, or where input resumed).
+    private var hopStart = 0
     private var totalPeak: [Float]
     private let spectrum: SpectrumAnalyzer?
     private let mono: UnsafeMutablePointer<Float>
@@ -42,6 +49,11 @@ public final class MeterPipeline {
         for _ in 0..<settings.channels { meters.append(RollingSquareSum(window: settings.window)) }
         self.meters = meters
         hopPeak = Array(repeating: 0, count: channels)
+        hopClips = Array(repeating: 0, count: channels)
+        clipAmplitude = settings.events?.clipAmplitude ?? EventSettings.railAmplitude
+        events = settings.events.map {
+            EventDetector(settings: $0, rate: settings.rate, channels: settings.channels, window: settings.window)
+        }
         totalPeak = Array(repeating: 0, count: channels)
         if settings.bands > 0 {
             guard let transform, transform.size == settings.fftSize else {
@@ -79,6 +91,8 @@ public final class MeterPipeline {
             for c in 0..<channels {
                 let p = meters[c].push(channelData + c * monoCapacity, stride: 1, count: n)
                 hopPeak[c] = max(hopPeak[c], p)
+                // Counting costs a pass only over blocks whose peak reached the clip level.
+                if p >= clipAmplitude { hopClips[c] += countClipped(channelData + c * monoCapacity, n) }
             }
             if let spectrum { pushMono(channelData, frames: n, into: spectrum) }
             done += n
@@ -104,15 +118,19 @@ public final class MeterPipeline {
             let rest = frames - toBoundary
             pos += rest
             hopFill = rest % hop
+            hopStart = pos - hopFill
         } else {
             pos += frames
             hopFill += frames
         }
     }
 
-    /// Emits the last partial hop, if any of it was processed.
+    /// Emits the last partial hop, if any of it was processed; a silence still going on ends
+    /// at the last sample (its `silence_end` goes with the summary, before the end line).
     public func finish(emit: (MeterFrame) throws -> Void) rethrows {
         if hopFill > 0 && hopSampled { try emitFrame(emit) }
+        trailingEvents.removeAll()
+        events?.finish(at: pos, into: &trailingEvents)
     }
 
     /// Whole-stream RMS and peak per channel, so far.
@@ -124,7 +142,16 @@ public final class MeterPipeline {
                 return n > 0 ? Decibels.fromPower(meters[c].totalSquares / Double(n)) : Decibels.floor
             },
             peakDb: totalPeak.map { Decibels.fromAmplitude(Double($0)) },
-            dropped: dropped)
+            dropped: dropped,
+            clippedSamples: events?.clippedTotal,
+            events: trailingEvents)
+    }
+
+    /// Samples among `n` whose magnitude reaches the clip level.
+    private func countClipped(_ p: UnsafePointer<Float>, _ n: Int) -> Int {
+        var k = 0
+        for i in 0..<n where abs(p[i]) >= clipAmplitude { k += 1 }
+        return k
     }
 
     /// Splits interleaved frames into one contiguous run per channel (in `planar`), so the
@@ -171,6 +198,15 @@ public final class MeterPipeline {
             frame.peakDb[c] = Decibels.fromAmplitude(Double(hopPeak[c]))
             totalPeak[c] = max(totalPeak[c], hopPeak[c])
             hopPeak[c] = 0
+            frame.clipSamples[c] = hopClips[c]
+            hopClips[c] = 0
+        }
+        if events != nil {
+            var list = frame.events
+            frame.events = []
+            list.removeAll(keepingCapacity: true)
+            events!.observe(frame, hopStart: hopStart, into: &list)
+            frame.events = list
         }
         if let spectrum {
             if deferBands {
@@ -184,6 +220,7 @@ public final class MeterPipeline {
         }
         hopFill = 0
         hopSampled = false
+        hopStart = pos
         try emit(frame)
     }
 }

@@ -13,9 +13,12 @@ public struct MeterSettings: Sendable, Equatable {
     public var fmin: Double
     /// Highest band edge; nil means min(16000, 0.95 x Nyquist).
     public var fmax: Double?
+    /// `--events`: silence and clip events; nil turns them off.
+    public var events: EventSettings?
 
     public init(rate: Int = 48000, channels: Int = 2, fps: Double = 30, windowMs: Double = 50,
-                bands: Int = 0, fftSize: Int = 2048, fmin: Double = 50, fmax: Double? = nil) {
+                bands: Int = 0, fftSize: Int = 2048, fmin: Double = 50, fmax: Double? = nil,
+                events: EventSettings? = nil) {
         self.rate = rate
         self.channels = channels
         self.fps = fps
@@ -24,6 +27,7 @@ public struct MeterSettings: Sendable, Equatable {
         self.fftSize = fftSize
         self.fmin = fmin
         self.fmax = fmax
+        self.events = events
     }
 
     public static let maxChannels = 32

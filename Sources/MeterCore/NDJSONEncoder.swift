@@ -44,6 +44,23 @@ public struct NDJSONEncoder {
         return finish()
     }
 
+    /// An `event` line (`--events`); `ts` is the emitting frame's, when live.
+    public mutating func event(_ e: MeterEvent, ts: Double?) -> [UInt8] {
+        begin("event")
+        line.field("event", e.name)
+        line.field("pos", e.pos)
+        line.field("t", Double(e.pos) / Double(rate), decimals: 5)
+        if let ts { line.field("ts", ts, decimals: 6) }
+        switch e.kind {
+        case .silenceStart: break
+        case .silenceEnd(let seconds): line.field("duration", seconds, decimals: 5)
+        case .clip(let channel, let samples):
+            line.field("channel", channel)
+            line.field("samples", samples)
+        }
+        return finish()
+    }
+
     public mutating func gap(_ g: StreamGap) -> [UInt8] {
         begin("gap")
         line.field("start_ts", g.startTs, decimals: 6)
@@ -61,6 +78,7 @@ public struct NDJSONEncoder {
         line.field("dropped", s.dropped)
         if let r = s.recordedFrames { line.field("recorded_frames", r) }
         if let file = s.file { line.field("file", file) }
+        if let clipped = s.clippedSamples { line.field("clipped_samples", clipped) }
         return finish()
     }
 

@@ -1,4 +1,5 @@
-/// Writes every start/frame/gap/end as one NDJSON line, each line one `write`.
+/// Writes every start/frame/event/gap/end as one NDJSON line, each line one `write`; a frame's
+/// events follow its line.
 public final class NDJSONSink: FrameSink {
     private let output: any ByteOutput
     private var encoder = NDJSONEncoder()
@@ -6,7 +7,13 @@ public final class NDJSONSink: FrameSink {
     public init(output: any ByteOutput) { self.output = output }
 
     public func start(_ info: StreamInfo) throws { try output.write(encoder.start(info)) }
-    public func frame(_ frame: MeterFrame) throws { try output.write(encoder.frame(frame)) }
+    public func frame(_ frame: MeterFrame) throws {
+        try output.write(encoder.frame(frame))
+        for e in frame.events { try output.write(encoder.event(e, ts: frame.ts)) }
+    }
     public func gap(_ gap: StreamGap) throws { try output.write(encoder.gap(gap)) }
-    public func end(_ summary: StreamSummary) throws { try output.write(encoder.end(summary)) }
+    public func end(_ summary: StreamSummary) throws {
+        for e in summary.events { try output.write(encoder.event(e, ts: nil)) }
+        try output.write(encoder.end(summary))
+    }
 }

@@ -36,6 +36,7 @@ public final class AnsiLiveSink: LiveStatusSink {
     }
 
     public func frame(_ frame: MeterFrame) throws {
+        renderer.observe(frame)
         lastFrame = frame
         let now = monotonicSeconds()
         let resized = followResize()
@@ -63,6 +64,9 @@ public final class AnsiLiveSink: LiveStatusSink {
         }
         line += " dB"
         if summary.dropped > 0 { line += "  dropped \(summary.dropped)" }
+        if let clipped = summary.clippedSamples, clipped.contains(where: { $0 > 0 }) {
+            line += "  clipped samples " + clipped.map(String.init).joined(separator: "/")
+        }
         if let file = summary.file { line += "  recorded \(summary.recordedFrames ?? 0) frames to \(file)" }
         try output.write(Array((line + "\n").utf8))
     }

@@ -12,6 +12,10 @@ enum Help {
       -f, --format FMT       ansi or ndjson           [ansi on a terminal, else ndjson]
       -o, --output PATH      write meter output there instead of stdout
           --duration SEC     stop after this much audio (counted in frames)
+          --events           event lines: silence_start/silence_end, clip
+          --silence-db DB    silence: every channel's RMS below this      [-60]
+          --silence-min SEC  ... for at least this long                   [2]
+          --clip-db DB       a sample this loud counts as clipped   [the 16-bit rail]
 
     """
 
@@ -85,11 +89,22 @@ enum Help {
           -d, --device NAME      source                                             [server default]
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
+              --split SEC        a new file every SEC of audio (counted in frames): FILE-001.wav, ...
+              --trigger DB       voice-activated: a take opens when any channel's RMS rises above DB
+              --hold SEC         ... and closes after this long below it                 [2]
+              --pre-roll SEC     ... starting this long before the trigger (at most 60)  [0.5]
+
+        With --split or --trigger, FILE holding % is a strftime(3) pattern (local time, when
+        each file starts), else -001, -002, ... go before the extension; a name that exists
+        or would repeat gets the next counter: nothing is ever overwritten. NDJSON "file"
+        lines tell when each file opens and closes.
 
         examples:
           pulsemeter record take1.flac
           pulsemeter record memo.m4a -r 12000 -c 1        # a voice memo: 12 kHz mono AAC
           pulsemeter record take1.wav --duration 60 -f ndjson -o levels.ndjson
+          pulsemeter record 'log-%Y%m%d-%H%M%S.flac' --split 3600 --events
+          pulsemeter record memo.wav --trigger -45 --hold 3 --pre-roll 1
 
         """,
         "devices": """

@@ -7,6 +7,9 @@ enum MeterOptions {
         OptionSpec("--window"), OptionSpec("--bands"), OptionSpec("--fft-size"),
         OptionSpec("--fmin"), OptionSpec("--fmax"), OptionSpec("-f", "--format"),
         OptionSpec("-o", "--output"), OptionSpec("--duration"),
+        OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
+        OptionSpec("--clip-db"),
+        OptionSpec("--split"), OptionSpec("--trigger"), OptionSpec("--hold"), OptionSpec("--pre-roll"),
         OptionSpec("-h", "--help", value: false),
     ]
 
@@ -26,6 +29,7 @@ enum MeterOptions {
         s.fftSize = try value(a, .fftSize, s, as: Int.self) ?? 2048
         s.fmin = try value(a, .fmin, s, as: Double.self) ?? 50
         s.fmax = try value(a, .fmax, s, as: Double.self)
+        s.events = try events(a)
         do {
             try s.validate()
         } catch {
@@ -47,6 +51,21 @@ enum MeterOptions {
             throw ErrorWording.setting(SettingError(setting, value: .nan, allowed: s.allowed(setting)), raw: raw)
         }
         return v
+    }
+
+    /// --events and its thresholds; the thresholds alone are a mistake (they would do nothing).
+    static func events(_ a: ParsedArguments) throws(PulsemeterError) -> EventSettings? {
+        guard a.flag("events") else {
+            for key in ["silence-db", "silence-min", "clip-db"] where a.has(key) {
+                throw PulsemeterError(.usage, "--\(key) sets a threshold of --events; add --events to get event lines")
+            }
+            return nil
+        }
+        var e = EventSettings()
+        e.silenceDb = try a.double("silence-db", what: "use a level in dBFS from -160 to 0", valid: { $0 >= -160 && $0 <= 0 }) ?? e.silenceDb
+        e.silenceMinSeconds = try a.double("silence-min", what: "use a number of seconds from 0 to 86400", valid: { $0 >= 0 && $0 <= 86400 }) ?? e.silenceMinSeconds
+        e.clipDb = try a.double("clip-db", what: "use a level in dBFS from -100 to 0", valid: { $0 >= -100 && $0 <= 0 })
+        return e
     }
 
     /// --duration in seconds, converted to frames at `rate` (counted in frames, not wall time).

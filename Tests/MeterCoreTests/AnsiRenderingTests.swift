@@ -87,8 +87,38 @@ import Testing
         #expect(PlayerRenderer.resample([0.5], to: 3) == [0.5, 0.5, 0.5])
         #expect(PlayerRenderer.resample([], to: 3) == [])
     }
+
+    @Test("a clip lamp per channel, latched for 2 s of audio; \"silence\" between silence_start and silence_end")
+    func clipLampAndSilence() {
+        var r = AnsiMeterRenderer(width: 80, height: 10, color: false, unicode: true)
+        let info = Self.info(channels: 2, bands: 0)
+        func lines(_ f: MeterFrame) -> [String] {
+            Self.visible(r.render(f, info: info)).components(separatedBy: "\r\n")
+        }
+        var f = Self.frame(channels: 2, bands: 0, db: -20)
+        f.clipSamples = [0, 3]
+        r.observe(f)
+        var screen = lines(f)
+        #expect(!screen[1].contains("CLIP") && screen[2].contains("CLIP"), "\(screen)")
+        f.clipSamples = [0, 0]
+        f.pos += 96000  // 2 s later: still lit
+        r.observe(f)
+        #expect(lines(f)[2].contains("CLIP"))
+        f.pos += 1600   // past the latch
+        r.observe(f)
+        screen = lines(f)
+        #expect(!screen.contains { $0.contains("CLIP") })
+        #expect(!screen[0].contains("silence"))
+        f.events = [MeterEvent(.silenceStart, pos: 1000)]
+        r.observe(f)
+        #expect(lines(f)[0].contains("silence"))
+        f.events = [MeterEvent(.silenceEnd(seconds: 2), pos: 97000)]
+        r.observe(f)
+        #expect(!lines(f)[0].contains("silence"))
+    }
 }
 
 private extension String {
     func trimmingCharacters() -> String { filter { $0 != " " } }
+
 }

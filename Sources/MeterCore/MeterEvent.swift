@@ -1,0 +1,29 @@
+/// Something `--events` noticed in the stream (the NDJSON `event` line), at sample position
+/// `pos` on the same clock as frames.
+public struct MeterEvent: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// Every channel has been below the silence level since `pos`, for at least the minimum.
+        case silenceStart
+        /// The silence that began `seconds` before ended at `pos`.
+        case silenceEnd(seconds: Double)
+        /// `samples` samples of `channel` reached the clip level in the hop ending at `pos`.
+        case clip(channel: Int, samples: Int)
+    }
+
+    public var kind: Kind
+    public var pos: Int
+
+    public init(_ kind: Kind, pos: Int) {
+        self.kind = kind
+        self.pos = pos
+    }
+
+    /// The `event` field's value.
+    public var name: String {
+        switch kind {
+        case .silenceStart: return "silence_start"
+        case .silenceEnd: return "silence_end"
+        case .clip: return "clip"
+        }
+    }
+}

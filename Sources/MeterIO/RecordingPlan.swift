@@ -1,0 +1,23 @@
+import MeterCore
+
+/// What `record` writes: one file, a new file every so many frames (`--split`), or a file per
+/// voice-activated take (`--trigger`).
+public struct RecordingPlan: Sendable, Equatable {
+    public enum Mode: Sendable, Equatable {
+        /// Every captured frame into `path`.
+        case single
+        /// A new file every `frames` frames of audio.
+        case split(frames: Int)
+        /// A file per take, opened and closed by the analysis side's decisions.
+        case trigger(TriggerSettings)
+    }
+
+    /// The file, or with split and trigger the name pattern (strftime when it holds `%`).
+    public var path: String
+    public var mode: Mode
+
+    public init(path: String, mode: Mode = .single) {
+        self.path = path
+        self.mode = mode
+    }
+}

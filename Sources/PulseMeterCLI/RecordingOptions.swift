@@ -1,0 +1,33 @@
+import MeterCore
+import MeterIO
+
+/// `--split`, `--trigger`, `--hold` and `--pre-roll`: how `record` cuts its recording into
+/// files. Every other command refuses them (exit 64), so they are never silently ignored.
+enum RecordingOptions {
+    static let keys = ["split", "trigger", "hold", "pre-roll"]
+
+    /// The recording mode at `rate`; `.single` when none of the options is given.
+    static func mode(_ a: ParsedArguments, rate: Int) throws(PulsemeterError) -> RecordingPlan.Mode {
+        let given = keys.filter { a.has($0) }
+        guard let first = given.first else { return .single }
+        guard a.command == "record" else {
+            throw PulsemeterError(.usage, "--\(first) applies to pulsemeter record FILE only")
+        }
+        func frames(_ seconds: Double) -> Int { max(1, Int((seconds * Double(rate)).rounded())) }
+        if let split = try a.double("split", what: "use a number of seconds above 0, at most 1000000",
+                                    valid: { $0 > 0 && $0 <= 1e6 }) {
+            if let other = given.first(where: { $0 != "split" }) {
+                throw PulsemeterError(.usage, "--split and --\(other) do not go together: use --split for files of fixed length, --trigger (with --hold and --pre-roll) for voice-activated takes")
+            }
+            return .split(frames: frames(split))
+        }
+        guard let level = try a.double("trigger", what: "use a level in dBFS from -160 to 0",
+                                       valid: { $0 >= -160 && $0 <= 0 }) else {
+            throw PulsemeterError(.usage, "--\(first) applies to voice-activated recording; add --trigger DB")
+        }
+        let hold = try a.double("hold", what: "use a number of seconds from 0 to 3600", valid: { $0 >= 0 && $0 <= 3600 }) ?? 2
+        let preRoll = try a.double("pre-roll", what: "use a number of seconds from 0 to 60", valid: { $0 >= 0 && $0 <= 60 }) ?? 0.5
+        return .trigger(TriggerSettings(levelDb: level, holdFrames: Int((hold * Double(rate)).rounded()),
+                                        preRollFrames: Int((preRoll * Double(rate)).rounded())))
+    }
+}
