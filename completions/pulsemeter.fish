@@ -64,6 +64,10 @@ complete -c pulsemeter -n $meter -l fmax -x -d 'highest band edge (Hz)'
 complete -c pulsemeter -n $meter -s f -l format -x -a 'ansi ndjson' -d 'output format'
 complete -c pulsemeter -n $meter -s o -l output -r -F -d 'write meter output there'
 complete -c pulsemeter -n $meter -l duration -x -d 'stop after this much audio (s)'
+complete -c pulsemeter -n $meter -l events -d 'event lines: silence and clipping'
+complete -c pulsemeter -n $meter -l silence-db -x -d 'silence: every channel below this level (dBFS)'
+complete -c pulsemeter -n $meter -l silence-min -x -d 'silence: for at least this long (s)'
+complete -c pulsemeter -n $meter -l clip-db -x -d 'a sample this loud counts as clipped (dBFS)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform play devices' -s h -l help -d 'show help'
 
 # Live capture: monitor, record.
@@ -72,6 +76,10 @@ complete -c pulsemeter -n '__pulsemeter_command monitor record' -l reconnect -d 
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l bitrate -x -d 'bit rate of an m4a/aac, opus or mp3 recording (kbps)'
 complete -c pulsemeter -n '__pulsemeter_command monitor' -l record -r -F -d 'also record every captured frame'
 complete -c pulsemeter -n '__pulsemeter_command record' -F
+complete -c pulsemeter -n '__pulsemeter_command record' -l split -x -d 'a new file every so many seconds of audio'
+complete -c pulsemeter -n '__pulsemeter_command record' -l trigger -x -d 'voice-activated takes above this level (dBFS)'
+complete -c pulsemeter -n '__pulsemeter_command record' -l hold -x -d 'a take closes after this long below the trigger (s)'
+complete -c pulsemeter -n '__pulsemeter_command record' -l pre-roll -x -d 'audio kept from before the trigger (s)'
 
 # analyze
 complete -c pulsemeter -n '__pulsemeter_command analyze' -l raw -x -a 's16le s24le s32le f32le' -d 'PCM layout on stdin'

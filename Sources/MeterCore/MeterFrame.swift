@@ -100,9 +100,12 @@ public protocol FrameSink: AnyObject {
     func start(_ info: StreamInfo) throws
     func frame(_ frame: MeterFrame) throws
     func gap(_ gap: StreamGap) throws
+    /// A file of a split or voice-activated recording opened or closed.
+    func file(_ event: RecordingFileEvent) throws
     func end(_ summary: StreamSummary) throws
 }
 
 extension FrameSink {
     public func gap(_ gap: StreamGap) throws {}
+    public func file(_ event: RecordingFileEvent) throws {}
 }

@@ -61,6 +61,16 @@ public struct NDJSONEncoder {
         return finish()
     }
 
+    /// A `file` line: a split or voice-activated recording opened or closed a file.
+    public mutating func file(_ e: RecordingFileEvent) -> [UInt8] {
+        begin("file")
+        line.field("event", e.kind == .open ? "open" : "close")
+        line.field("file", e.file)
+        line.field("pos", e.pos)
+        line.field("frames", e.frames)
+        return finish()
+    }
+
     public mutating func gap(_ g: StreamGap) -> [UInt8] {
         begin("gap")
         line.field("start_ts", g.startTs, decimals: 6)

@@ -46,6 +46,15 @@ public final class AnsiLiveSink: LiveStatusSink {
 
     public func gap(_ gap: StreamGap) throws {}
 
+    /// What the head line says about the recording when no file is open (a voice-activated
+    /// recording between takes: "waiting for the trigger").
+    public var recordingIdleStatus: String?
+    private var openFile: String?
+
+    public func file(_ event: RecordingFileEvent) throws {
+        openFile = event.kind == .open ? SafeText.terminal(event.file) : nil
+    }
+
     public func idle(outage: Bool) throws {
         let resized = followResize()
         if outage != self.outage || resized {
@@ -96,7 +105,10 @@ public final class AnsiLiveSink: LiveStatusSink {
     private func draw(_ frame: MeterFrame, now: Double) throws {
         guard let info, active else { return }
         lastDraw = now
-        let status = outage ? "RECONNECTING: source lost, waiting for it" : nil
+        var status = outage ? "RECONNECTING: source lost, waiting for it" : nil
+        if let recording = openFile.map({ "REC " + $0 }) ?? recordingIdleStatus {
+            status = status.map { $0 + "  " + recording } ?? recording
+        }
         try output.write(Array(renderer.render(frame, info: info, status: status).utf8))
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import MeterCore
 import Synchronization
@@ -14,15 +15,19 @@ public struct LiveOptions: Sendable {
     public var reconnect: Bool
     /// The lossy encoder's bit rate (`--bitrate`); nil: its default.
     public var bitrateKbps: Int?
+    /// One file, split files or voice-activated takes (`recordPath` is then the name pattern).
+    public var recordMode: RecordingPlan.Mode
 
     public init(device: String? = nil, settings: MeterSettings, durationFrames: Int? = nil,
-                recordPath: FilePath? = nil, reconnect: Bool = false, bitrateKbps: Int? = nil) {
+                recordPath: FilePath? = nil, reconnect: Bool = false, bitrateKbps: Int? = nil,
+                recordMode: RecordingPlan.Mode = .single) {
         self.device = device
         self.settings = settings
         self.durationFrames = durationFrames
         self.recordPath = recordPath
         self.reconnect = reconnect
         self.bitrateKbps = bitrateKbps
+        self.recordMode = recordMode
     }
 }
 
@@ -30,7 +35,8 @@ public struct LiveOptions: Sendable {
 ///
 /// ```
 /// capture thread (pa_simple_read) ─┬─► meter handoff ─► analysis (caller's thread) ─► sink
-///                                  └─► record handoff ─► recorder thread ─► RecordingWriter
+///                                  └─► record handoff ─► recorder thread ─► Recorder ─► files
+///                  analysis ─► take decisions (positions, --trigger) ─┘
 /// ```
 /// The capture thread only reads and pushes; it never waits on analysis, output or disk (a
 /// push never blocks; waking a sleeping consumer is one `sem_post`). A full meter ring drops
@@ -44,8 +50,9 @@ public struct LiveOptions: Sendable {
 /// The analysis runs the same `MeterPipeline` as `analyze`, on the same Float conversion.
 ///
 /// Thread-safety invariant for `@unchecked Sendable`: `stream` is touched only by the capture
-/// thread once `run` starts; `writer` only by the recorder thread; everything else shared is an
-/// Atomic, a Mutex, or a ChunkHandoff used by exactly one producer and one consumer.
+/// thread once `run` starts; `files` only by the recorder thread (and by `run` once that thread
+/// is done); everything else shared is an Atomic, a Mutex, a semaphore, or a ChunkHandoff or
+/// ChunkRing used by exactly one producer and one consumer.
 public final class LiveMeterSession: @unchecked Sendable {
     public let options: LiveOptions
     /// The source name shown in the `start` line (the default source resolved to its name).
@@ -54,7 +61,16 @@ public final class LiveMeterSession: @unchecked Sendable {
     public let chunkFrames: Int
 
     private var stream: PulseStream?
-    private var writer: (any RecordingWriter)?
+    /// The recording's files (one, split, or takes), written by the recorder thread.
+    private var files: Recorder?
+    /// Take decisions (`--trigger`), analysis -> recorder: [0 open | 1 close, position].
+    private let takeChanges = ChunkRing<Int>(slots: 1024, slotCapacity: 2)
+    /// Capture position up to which the analysis has decided (takes: open or not).
+    private let decidedUpTo = Atomic<Int>(0)
+    /// Posted once the analysis made its last take decision.
+    private let decisionsDone = DispatchSemaphore(value: 0)
+    /// Files opened and closed, recorder -> analysis (for the sink's `file` lines).
+    private let fileEvents = FileEventQueue()
     private let meter: ChunkHandoff<Int16>
     private let recorder: ChunkHandoff<Int16>?
     private let recorderBatch: Int
@@ -99,7 +115,9 @@ public final class LiveMeterSession: @unchecked Sendable {
                                  fragmentFrames: chunkFrames)
         sourceName = Self.resolveName(options.device)
         if let path = options.recordPath, let format {
-            writer = try format.openWriter(path: path)
+            files = try Recorder(plan: RecordingPlan(path: path, mode: options.recordMode), format: format) { [fileEvents] e in
+                fileEvents.list.withLock { $0.append(e) }
+            }
         }
         let slot = chunkFrames * s.channels
         let slotBytes = slot * 2
@@ -200,19 +218,49 @@ public final class LiveMeterSession: @unchecked Sendable {
 
     private func recordLoop() {
         defer { recorderDone.signal() }
-        guard let recorder, let writer else { return }
+        guard let recorder, let files else { return }
         var failed = false
-        while recorder.waitForChunks(recorderBatch) {
-            do {
-                while try recorder.pop({ chunk, _ in
-                    if !failed { try writer.write(chunk) }
-                }) {}
-            } catch {
+        var triggered = false
+        if case .trigger = files.plan.mode { triggered = true }
+        func attempt(_ body: () throws(PulsemeterError) -> Void) {
+            guard !failed else { return }
+            do { try body() } catch {
                 failed = true
                 fail(error)
             }
         }
-        do { try writer.close() } catch { if !failed { fail(error) } }
+        while recorder.waitForChunks(recorderBatch) {
+            while recorder.pop({ chunk, position in
+                attempt { () throws(PulsemeterError) in try files.receive(chunk, position: position) }
+            }) {}
+            if triggered { attempt { () throws(PulsemeterError) in try takeDecisions(into: files) } }
+        }
+        if triggered {
+            decisionsDone.wait()  // the analysis's last decisions (it posts them right after capture)
+            attempt { () throws(PulsemeterError) in try takeDecisions(into: files) }
+        }
+        do { try files.finish() } catch { if !failed { fail(error) } }
+    }
+
+    /// Hands the analysis side's take decisions so far to the recorder.
+    private func takeDecisions(into files: Recorder) throws(PulsemeterError) {
+        let horizon = decidedUpTo.load(ordering: .acquiring)
+        var changes: [TakeDetector.Change] = []
+        while takeChanges.pop({ c, _ in changes.append(c[0] == 0 ? .open(at: c[1]) : .close(at: c[1])) }) {}
+        try files.decide(changes, upTo: horizon)
+    }
+
+    /// Analysis side: publishes a take decision. Decisions are rare (two per take); the ring
+    /// holds 1024, so this waits only if the recorder thread has stalled for hundreds of takes.
+    private func publish(_ change: TakeDetector.Change) {
+        let pair: [Int]
+        switch change {
+        case .open(let at): pair = [0, at]
+        case .close(let at): pair = [1, at]
+        }
+        pair.withUnsafeBufferPointer { p in
+            while !takeChanges.push(p, position: 0) { usleep(1_000) }
+        }
     }
 
     // MARK: analysis (the caller's thread)
@@ -248,13 +296,25 @@ public final class LiveMeterSession: @unchecked Sendable {
         let floats = UnsafeMutablePointer<Float>.allocate(capacity: meter.ring.slotCapacity)
         defer { floats.deallocate() }
         let hop = pipeline.hop
-        let emit: (MeterFrame) throws -> Void = { try sink.frame($0) }
+        var takes: TakeDetector?
+        if case .trigger(let t) = options.recordMode, files != nil { takes = TakeDetector(settings: t) }
+        let emit: (MeterFrame) throws -> Void = { [self] frame in
+            if takes != nil {
+                if let change = takes!.observe(frame) { publish(change) }
+                decidedUpTo.store(frame.pos, ordering: .releasing)
+            }
+            try sink.frame(frame)
+        }
         func guarded(_ body: () throws -> Void) {
             guard sinkError == nil else { return }
             do { try body() } catch {
                 sinkError = error
                 internalStop.store(true, ordering: .releasing)
             }
+        }
+        func forwardFileEvents() {
+            let events = fileEvents.list.withLock { e -> [RecordingFileEvent] in defer { e.removeAll() }; return e }
+            for e in events { guarded { try sink.file(e) } }
         }
         while true {
             var got = false
@@ -270,6 +330,7 @@ public final class LiveMeterSession: @unchecked Sendable {
             }) {}
             let pending = gaps.withLock { g -> [StreamGap] in defer { g.removeAll() }; return g }
             for g in pending { guarded { try sink.gap(g) } }
+            forwardFileEvents()
             if meter.ring.isClosed && meter.ring.available == 0 { break }
             if shouldStop {
                 // A read blocked on a silent source cannot be interrupted; give it half a second.
@@ -293,11 +354,17 @@ public final class LiveMeterSession: @unchecked Sendable {
             if total > pipeline.pos { try pipeline.skip(frames: total - pipeline.pos, emit: emit) }
             try pipeline.finish(emit: emit)
         }
+        if takes != nil {
+            if let change = takes!.finish(at: total) { publish(change) }
+            decidedUpTo.store(total, ordering: .releasing)
+        }
+        decisionsDone.signal()
         recorderDone.wait()
+        forwardFileEvents()
         var summary = pipeline.summary()
-        if let writer {
-            summary.recordedFrames = writer.framesWritten
-            summary.file = writer.path.string
+        if let files {
+            summary.recordedFrames = files.framesWritten
+            summary.file = files.lastFile?.string
         }
         guarded { try sink.end(summary) }
 
@@ -314,4 +381,10 @@ public final class LiveMeterSession: @unchecked Sendable {
 /// A sink that wants a call while no audio arrives (to show an outage or follow a resize).
 public protocol LiveStatusSink: FrameSink {
     func idle(outage: Bool) throws
+}
+
+/// Files opened and closed, handed from the recorder thread to the analysis (a class, so the
+/// recorder's report closure can hold it).
+private final class FileEventQueue: Sendable {
+    let list = Mutex<[RecordingFileEvent]>([])
 }

@@ -13,10 +13,10 @@ public struct RecordingPlan: Sendable, Equatable {
     }
 
     /// The file, or with split and trigger the name pattern (strftime when it holds `%`).
-    public var path: String
+    public var path: FilePath
     public var mode: Mode
 
-    public init(path: String, mode: Mode = .single) {
+    public init(path: FilePath, mode: Mode = .single) {
         self.path = path
         self.mode = mode
     }

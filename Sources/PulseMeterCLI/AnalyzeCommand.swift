@@ -34,7 +34,6 @@ enum AnalyzeCommand {
         }
         let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
-        _ = try RecordingOptions.mode(a, rate: settings.rate)  // refused: analyze records nothing
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
         let sink: any FrameSink

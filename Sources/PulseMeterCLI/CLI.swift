@@ -78,7 +78,7 @@ public enum CLI {
         if ["monitor", "record", "analyze"].contains(command) {
             let s = try MeterOptions.settings(parsed)
             _ = try MeterOptions.durationFrames(parsed, rate: s.rate)
-            _ = try RecordingOptions.mode(parsed, rate: s.rate)
+            if command == "record" { _ = try RecordingOptions.mode(parsed, rate: s.rate) }
             _ = try MeterOptions.format(parsed, outputIsTerminal: false)
         }
     }

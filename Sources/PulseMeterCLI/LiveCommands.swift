@@ -10,7 +10,7 @@ enum LiveCommands {
     static func specs(for command: String) -> [OptionSpec]? {
         switch command {
         case "monitor": return liveSpecs + [OptionSpec("--record"), OptionSpec("--bitrate")]
-        case "record": return liveSpecs + [OptionSpec("--bitrate")]
+        case "record": return liveSpecs + [OptionSpec("--bitrate")] + RecordingOptions.specs
         case "devices":
             return [OptionSpec("--json", value: false), OptionSpec("--sinks", value: false),
                     OptionSpec("-h", "--help", value: false)]
@@ -36,6 +36,7 @@ enum LiveCommands {
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
         let settings = try MeterOptions.settings(a)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
+        let mode = try RecordingOptions.mode(a, rate: settings.rate)
         if let device = a.string("device"), device.isEmpty {
             throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
         }
@@ -50,13 +51,15 @@ enum LiveCommands {
         try Signals.cancelOnStop(cancellation)
         let session = try LiveMeterSession(options: LiveOptions(
             device: a.string("device"), settings: settings, durationFrames: limit,
-            recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate), cancellation: cancellation)
+            recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate, recordMode: mode),
+            cancellation: cancellation)
         let sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
         case .ndjson: sink = NDJSONSink(output: output)
         case .ansi:
             ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize)
+            if case .trigger = mode { ansi!.recordingIdleStatus = "waiting for the trigger" }
             sink = ansi!
         }
         defer { ansi?.restore() }

@@ -9,7 +9,6 @@ enum MeterOptions {
         OptionSpec("-o", "--output"), OptionSpec("--duration"),
         OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
         OptionSpec("--clip-db"),
-        OptionSpec("--split"), OptionSpec("--trigger"), OptionSpec("--hold"), OptionSpec("--pre-roll"),
         OptionSpec("-h", "--help", value: false),
     ]
 

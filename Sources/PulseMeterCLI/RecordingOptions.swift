@@ -2,17 +2,15 @@ import MeterCore
 import MeterIO
 
 /// `--split`, `--trigger`, `--hold` and `--pre-roll`: how `record` cuts its recording into
-/// files. Every other command refuses them (exit 64), so they are never silently ignored.
+/// files. Only `record` takes them; elsewhere they are unknown options (exit 64).
 enum RecordingOptions {
-    static let keys = ["split", "trigger", "hold", "pre-roll"]
+    static let specs = [OptionSpec("--split"), OptionSpec("--trigger"), OptionSpec("--hold"), OptionSpec("--pre-roll")]
+    static let keys = specs.map(\.key)
 
     /// The recording mode at `rate`; `.single` when none of the options is given.
     static func mode(_ a: ParsedArguments, rate: Int) throws(PulsemeterError) -> RecordingPlan.Mode {
         let given = keys.filter { a.has($0) }
         guard let first = given.first else { return .single }
-        guard a.command == "record" else {
-            throw PulsemeterError(.usage, "--\(first) applies to pulsemeter record FILE only")
-        }
         func frames(_ seconds: Double) -> Int { max(1, Int((seconds * Double(rate)).rounded())) }
         if let split = try a.double("split", what: "use a number of seconds above 0, at most 1000000",
                                     valid: { $0 > 0 && $0 <= 1e6 }) {

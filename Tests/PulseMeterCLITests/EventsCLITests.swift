@@ -101,11 +101,26 @@ import Testing
             (["--silence-db", "-50"], "--events"), (["--clip-db", "-1"], "--events"),
             (["--events", "--silence-db", "3"], "--silence-db"), (["--events", "--silence-db", "x"], "--silence-db"),
             (["--events", "--silence-min", "-1"], "--silence-min"), (["--events", "--clip-db", "-200"], "--clip-db"),
-            (["--split", "5"], "record"), (["--trigger", "-40"], "record"), (["--pre-roll", "1"], "record"),
+            (["--split", "5"], "--split"), (["--trigger", "-40"], "--trigger"), (["--pre-roll", "1"], "--pre-roll"),
         ] {
             let r = try Tool.run(["analyze", wav] + args)
             Tool.expectError(r, 64, mentions: [needle])
             #expect(r.stdout.isEmpty)
+        }
+        // record's own options are checked before anything connects (no server needed).
+        for (args, needle) in [
+            (["--split", "0"], "--split"), (["--split", "-3"], "--split"), (["--split", "x"], "--split"),
+            (["--trigger", "5"], "--trigger"), (["--pre-roll", "61", "--trigger", "-40"], "--pre-roll"),
+            (["--hold", "-1", "--trigger", "-40"], "--hold"), (["--hold", "2"], "--trigger"), (["--pre-roll", "1"], "--trigger"),
+            (["--split", "5", "--trigger", "-40"], "--split"),
+        ] {
+            let r = try Tool.run(["record", dir.path("r.wav")] + args)
+            Tool.expectError(r, 64, mentions: [needle])
+            #expect(r.stdout.isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: dir.path("r.wav")))
+        }
+        for command in [["monitor"], ["monitor", "--record", dir.path("m.wav")]] {
+            Tool.expectError(try Tool.run(command + ["--split", "5"]), 64, mentions: ["--split"])
         }
     }
 }

@@ -1,0 +1,218 @@
+import Glibc
+import MeterCore
+
+/// The recorder thread's half of a recording: captured chunks in, files out, as the plan says.
+///
+/// - single: every frame into one file.
+/// - split: a new file at every multiple of the split length, counted in capture positions,
+///   so the files put end to end are the capture, no frame lost or written twice.
+/// - trigger: the take decisions come from the analysis side as positions (`decide`); the
+///   recorder keeps the last pre-roll + 10 s of audio in its own ring (`history`, bounded) and
+///   cuts each take there, so a take is the captured samples of its span bit for bit and the
+///   capture thread never waits for a decision.
+///
+/// Every file is created through `createFile`, the one place that makes a writer. Open and
+/// close are reported through `report` (on this thread). Owned by the recorder thread.
+final class Recorder {
+    let plan: RecordingPlan
+    private let rate: Int
+    private let channels: Int
+    private let format: RecordingFormat
+    private let report: (RecordingFileEvent) -> Void
+    private var namer: FileNamer
+    private var writer: (any RecordingWriter)?
+    private var fileStart = 0
+    /// Frames in the files closed so far (as each writer counts them once closed: an encoder
+    /// process acknowledges its frames only when it exits).
+    private var closedFrames = 0
+    /// Frames in every file so far.
+    var framesWritten: Int { closedFrames + (writer?.framesWritten ?? 0) }
+    /// The last file created.
+    private(set) var lastFile: FilePath?
+
+    // split
+    private var splitEnd = 0
+
+    // trigger
+    private var history: UnsafeMutablePointer<Int16>?
+    private var historyFrames = 0
+    private var have = 0          // capture position just past the newest frame received
+    private var cursor = 0        // capture position up to which the decisions are applied
+    private var pending: [TakeDetector.Change] = []
+    private var pendingHead = 0
+    private var takeOpen: Bool { writer != nil }
+
+    /// Slack the history keeps beyond the pre-roll for decisions that arrive late.
+    static let decisionSlackSeconds = 10
+
+    /// For single and split, creates the first file now (exit 73 before capture starts).
+    init(plan: RecordingPlan, format: RecordingFormat,
+         report: @escaping (RecordingFileEvent) -> Void) throws(PulsemeterError) {
+        self.plan = plan
+        rate = format.rate
+        channels = format.channels
+        self.format = format
+        self.report = report
+        namer = FileNamer(pattern: plan.path)
+        switch plan.mode {
+        case .single:
+            writer = try format.openWriter(path: plan.path)
+            lastFile = plan.path
+        case .split(let frames):
+            try openFile(at: 0)
+            splitEnd = frames
+        case .trigger(let t):
+            historyFrames = t.preRollFrames + Self.decisionSlackSeconds * rate
+            history = .allocate(capacity: historyFrames * channels)
+        }
+    }
+
+    deinit { history?.deallocate() }
+
+    /// Takes the captured frames at `position` (chunks come in order).
+    func receive(_ chunk: UnsafeBufferPointer<Int16>, position: Int) throws(PulsemeterError) {
+        let frames = chunk.count / channels
+        guard frames > 0, let base = chunk.baseAddress else { return }
+        switch plan.mode {
+        case .single:
+            try write(chunk)
+        case .split(let length):
+            var done = 0
+            while done < frames {
+                let pos = position + done
+                if pos >= splitEnd {
+                    try closeFile()
+                    let start = pos - pos % length
+                    try openFile(at: start)
+                    splitEnd = start + length
+                }
+                let n = min(frames - done, splitEnd - pos)
+                try write(UnsafeBufferPointer(start: base + done * channels, count: n * channels))
+                done += n
+            }
+        case .trigger:
+            try keep(base, frames: frames, at: position)
+        }
+    }
+
+    /// Applies the analysis side's take decisions for every position before `horizon`.
+    func decide(_ changes: [TakeDetector.Change], upTo horizon: Int) throws(PulsemeterError) {
+        if pendingHead > 64 {
+            pending.removeFirst(pendingHead)
+            pendingHead = 0
+        }
+        pending += changes
+        try advance(to: min(horizon, have))
+    }
+
+    /// Finishes: the last decisions are applied and the open file closed.
+    func finish() throws(PulsemeterError) {
+        if case .trigger = plan.mode { try advance(to: have) }
+        try closeFile()
+    }
+
+    // MARK: files
+
+    private func openFile(at pos: Int) throws(PulsemeterError) {
+        let (name, w) = try namer.next(at: time(nil)) { (candidate) throws(PulsemeterError) in
+            try createFile(candidate)
+        }
+        writer = w
+        fileStart = pos
+        lastFile = name
+        report(RecordingFileEvent(.open, file: name.string, pos: pos, frames: 0))
+    }
+
+    /// A split or take file: a new file only, never an existing one (nil when the name is
+    /// taken), through the one writer factory.
+    private func createFile(_ path: FilePath) throws(PulsemeterError) -> (any RecordingWriter)? {
+        try format.openNewWriter(path: path)
+    }
+
+    private func closeFile() throws(PulsemeterError) {
+        guard let w = writer else { return }
+        writer = nil
+        defer { closedFrames += w.framesWritten }
+        try w.close()
+        if case .single = plan.mode { return }
+        report(RecordingFileEvent(.close, file: w.path.string, pos: fileStart + w.framesWritten, frames: w.framesWritten))
+    }
+
+    private func write(_ samples: UnsafeBufferPointer<Int16>) throws(PulsemeterError) {
+        try writer?.write(samples)
+    }
+
+    // MARK: trigger
+
+    /// Appends frames to the history, first applying (as they stand) the decisions for the
+    /// oldest frames when the analysis has fallen so far behind that they would be lost.
+    private func keep(_ base: UnsafePointer<Int16>, frames: Int, at position: Int) throws(PulsemeterError) {
+        guard let history else { return }
+        if position > have {
+            // Frames the record ring lost (reported as an overflow): no take gets them.
+            try advance(to: have)
+            have = position
+            cursor = max(cursor, position)
+        }
+        var done = 0
+        while done < frames {
+            let n = min(frames - done, historyFrames)
+            let oldest = have + n - historyFrames
+            if oldest > cursor { try advance(to: oldest) }
+            var k = 0
+            while k < n {
+                let slot = (have + k) % historyFrames
+                let m = min(n - k, historyFrames - slot)
+                (history + slot * channels).update(from: base + (done + k) * channels, count: m * channels)
+                k += m
+            }
+            have += n
+            done += n
+        }
+    }
+
+    /// Writes (inside a take) or passes over (outside) the history up to `target`, opening and
+    /// closing takes where the decisions say.
+    private func advance(to target: Int) throws(PulsemeterError) {
+        while pendingHead < pending.count {
+            switch pending[pendingHead] {
+            case .open(let start):
+                if takeOpen { try closeFile() }  // a close lost to history overflow
+                if start > cursor {
+                    guard start <= target else {
+                        cursor = max(cursor, target)
+                        return
+                    }
+                    cursor = start
+                }
+                let first = max(start, have - historyFrames, 0)
+                try openFile(at: first)
+                try writeHistory(from: first, to: cursor)
+            case .close(let end):
+                if takeOpen && end > cursor {
+                    let upTo = min(end, target)
+                    try writeHistory(from: cursor, to: upTo)
+                    cursor = upTo
+                    guard upTo == end else { return }
+                }
+                try closeFile()
+            }
+            pendingHead += 1
+        }
+        guard target > cursor else { return }
+        if takeOpen { try writeHistory(from: cursor, to: target) }
+        cursor = target
+    }
+
+    /// Writes history frames [a, b) to the open file, in at most two contiguous runs.
+    private func writeHistory(from a: Int, to b: Int) throws(PulsemeterError) {
+        guard let history, b > a else { return }
+        var p = a
+        while p < b {
+            let slot = p % historyFrames
+            let m = min(b - p, historyFrames - slot)
+            try write(UnsafeBufferPointer(start: history + slot * channels, count: m * channels))
+            p += m
+        }
+    }
+}

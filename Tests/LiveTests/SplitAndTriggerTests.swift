@@ -1,0 +1,194 @@
+import Foundation
+import Glibc
+import Testing
+
+extension LiveSuite {
+    /// Issue 11: `record --split` and `record --trigger`, and how their files are named.
+    @Suite("split and triggered recording")
+    struct SplitAndTrigger {
+        /// The `file` lines as (event, file, pos, frames).
+        static func fileLines(_ lines: [JSONLine]) -> [(event: String, file: String, pos: Int, frames: Int)] {
+            lines.filter { $0.type == "file" }.map {
+                ($0.string("event") ?? "", $0.string("file") ?? "", $0.int("pos") ?? -1, $0.int("frames") ?? -1)
+            }
+        }
+
+        /// The closed files in order, each checked against its open line: (file, pos, frames).
+        static func takes(_ lines: [JSONLine]) -> [(file: String, pos: Int, frames: Int)] {
+            var out: [(String, Int, Int)] = []
+            var open: (String, Int)?
+            for l in fileLines(lines) {
+                if l.event == "open" {
+                    #expect(open == nil, "open while \(open?.0 ?? "") is open")
+                    #expect(l.frames == 0)
+                    open = (l.file, l.pos)
+                } else {
+                    #expect(open?.0 == l.file, "close of a file not open: \(l.file)")
+                    #expect(l.pos == (open?.1 ?? -1) + l.frames)
+                    out.append((l.file, open?.1 ?? -1, l.frames))
+                    open = nil
+                }
+            }
+            #expect(open == nil, "every file is closed before the end line")
+            return out
+        }
+
+        static func span(_ input: [Int16], _ pos: Int, _ frames: Int) -> [Int16] {
+            Array(input[(2 * pos)..<(2 * (pos + frames))])
+        }
+
+        @Test("--split: files of exactly SECONDS of audio, end to end equal to the fed signal bit for bit")
+        func splitEndToEnd() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("split")
+            defer { Live.removeTree(dir) }
+            let frames = 158_000  // 3.29 s: four files of 0.7 s and a partial one
+            let input = TestSignal.make(frames: frames, seed: 51)
+            let r = try LiveSuite.recordFed(dir + "/x.wav", ["--split", "0.7", "--events"], input: input, speed: 4, server: server)
+            #expect(r.status == 0, "stderr: \(r.stderr)")
+            let end = try #require(r.end)
+            #expect(end.int("recorded_frames") == frames)
+            #expect(end.string("file") == dir + "/x-005.wav")
+            let files = Self.takes(r.lines)
+            #expect(files.map(\.file) == (1...5).map { dir + "/x-00\($0).wav" })
+            #expect(files.map(\.pos) == [0, 33600, 67200, 100_800, 134_400])
+            #expect(files.map(\.frames) == [33600, 33600, 33600, 33600, frames - 134_400])
+            var joined: [Int16] = []
+            for f in files {
+                let samples = try decodeWithSox(f.file)
+                #expect(samples.count == 2 * f.frames, "\(f.file)")
+                joined += samples
+            }
+            #expect(sampleMismatch(joined, input) == nil)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).count == 5)
+        }
+
+        @Test("--trigger: two bursts in silence give two takes with the pre-roll and hold, each the captured samples of its span")
+        func twoBurstsTwoTakes() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("trig")
+            defer { Live.removeTree(dir) }
+            let rate = Live.rate, hop = 1600, window = 2400
+            let bursts = [(48000, 24000), (48000 + 24000 + 144_000, 19200)]  // (start, length)
+            var input = [Int16](repeating: 0, count: 2 * 360_000)
+            for (start, length) in bursts {
+                let b = TestSignal.make(frames: length, seed: 52, start: start)
+                for i in 0..<(2 * length) { input[2 * start + i] = b[i] }
+            }
+            let hold = 1.0, preRoll = 0.3
+            let r = try LiveSuite.recordFed(dir + "/take.wav", ["--trigger", "-40", "--hold", "1", "--pre-roll", "0.3"],
+                                            input: input, speed: 4, server: server)
+            #expect(r.status == 0, "stderr: \(r.stderr)")
+            let takes = Self.takes(r.lines)
+            #expect(takes.map(\.file) == [dir + "/take-001.wav", dir + "/take-002.wav"])
+            guard takes.count == 2 else { return }
+            for ((start, length), take) in zip(bursts, takes) {
+                // Opens with the pre-roll before the hop where the level rose.
+                let opens = start - Int(preRoll * Double(rate))
+                #expect(take.pos <= opens + 16 && take.pos > opens - hop - 16, "take at \(take.pos), burst at \(start)")
+                // Closes the hold after the last loud frame, which is at most a hop and a window past the burst.
+                let end = take.pos + take.frames, closes = start + length + Int(hold * Double(rate))
+                #expect(end >= closes && end <= closes + hop + window, "take ends at \(end), burst + hold at \(closes)")
+                let samples = try decodeWithSox(take.file)
+                #expect(samples.count == 2 * take.frames)
+                #expect(sampleMismatch(samples, Self.span(input, take.pos, take.frames)) == nil, "\(take.file)")
+            }
+            let end = try #require(r.end)
+            #expect(end.int("recorded_frames") == takes.reduce(0) { $0 + $1.frames })
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).count == 2)
+        }
+
+        @Test("a strftime pattern with several files in one second gets counters; existing files are never overwritten")
+        func namesNeverRepeat() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("names")
+            defer { Live.removeTree(dir) }
+            let input = TestSignal.make(frames: 96_000, seed: 53)
+            // Eight files within about half a second of wall time.
+            let r = try LiveSuite.recordFed(dir + "/rec-%Y%m%d-%H%M%S.wav", ["--split", "0.25"], input: input, speed: 4, server: server)
+            #expect(r.status == 0, "stderr: \(r.stderr)")
+            let files = Self.takes(r.lines)
+            #expect(files.count == 8)
+            #expect(Set(files.map(\.file)).count == files.count, "names repeat: \(files.map(\.file))")
+            let plain = try NSRegularExpression(pattern: "^rec-\\d{8}-\\d{6}(-\\d{3})?\\.wav$")
+            let names = files.map { URL(fileURLWithPath: $0.file).lastPathComponent }
+            for n in names {
+                #expect(plain.firstMatch(in: n, range: NSRange(n.startIndex..., in: n)) != nil, "\(n)")
+            }
+            #expect(names.contains { $0.hasSuffix("-001.wav") }, "several files in one second: \(names)")
+            var joined: [Int16] = []
+            for f in files { joined += try decodeWithSox(f.file) }
+            #expect(sampleMismatch(joined, input) == nil)
+
+            // Existing files keep their bytes; the counter skips them.
+            let taken = [dir + "/x-001.wav", dir + "/x-003.wav"]
+            for t in taken { try Data("not to be touched \(t)".utf8).write(to: URL(fileURLWithPath: t)) }
+            let second = TestSignal.make(frames: 120_000, seed: 54)
+            let r2 = try LiveSuite.recordFed(dir + "/x.wav", ["--split", "1"], input: second, speed: 4, server: server)
+            #expect(r2.status == 0, "stderr: \(r2.stderr)")
+            let made = Self.takes(r2.lines)
+            #expect(made.map(\.file) == ["/x-002.wav", "/x-004.wav", "/x-005.wav"].map { dir + $0 })
+            for t in taken { #expect(try String(contentsOfFile: t, encoding: .utf8) == "not to be touched \(t)") }
+            var again: [Int16] = []
+            for f in made { again += try decodeWithSox(f.file) }
+            #expect(sampleMismatch(again, second) == nil)
+        }
+
+        @Test("--split onto a filling disk: exit 74, every earlier file complete and valid, the last a valid prefix")
+        func diskFull() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("splitfull")
+            let scratch = try Live.tempDir("splitfull-copy")
+            defer {
+                Live.removeTree(dir)
+                Live.removeTree(scratch)
+            }
+            let mount = try run(["/bin/mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", dir])
+            guard mount.status == 0 else { throw LiveSetupError("cannot mount a small tmpfs (needs root): \(mount.stderr)") }
+            defer { _ = try? run(["/bin/umount", "-l", dir]) }
+            let input = TestSignal.make(frames: 6 * 48000, seed: 55)
+            let r = try LiveSuite.recordFed(dir + "/x.wav", ["--split", "1"], input: input, speed: 20, server: server)
+            #expect(r.status == 74)
+            let line = LiveSuite.errorLine(r.stderr)
+            #expect(line?.contains("No space left on device") == true, "\(r.stderr)")
+            let files = Self.fileLines(r.lines).filter { $0.event == "open" }.map(\.file)
+            #expect(files.count >= 2 && files.count < 6, "\(files)")
+            #expect(line?.contains(files.last ?? "?") == true, "names the file being written: \(line ?? "")")
+            for (k, file) in files.enumerated() {
+                let copy = scratch + "/\(k).wav"
+                try FileManager.default.copyItem(atPath: file, toPath: copy)
+                let samples = try decodeWithSox(copy)
+                let expected = Self.span(input, k * 48000, k < files.count - 1 ? 48000 : samples.count / 2)
+                #expect(sampleMismatch(samples, expected) == nil, "\(file)")
+                if k < files.count - 1 { #expect(samples.count == 2 * 48000, "\(file) is complete") }
+            }
+        }
+
+        @Test("a file that cannot be created when due: exit 73, the files before it kept and valid")
+        func dueFileCannotBeCreated() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("splitdir")
+            defer { Live.removeTree(dir) }
+            // One directory per second for the next three seconds; later names point nowhere.
+            let now = time(nil)
+            for k in -1...2 {
+                var t = now + time_t(k)
+                var parts = tm()
+                localtime_r(&t, &parts)
+                let name = String(format: "%02d%02d%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+                try FileManager.default.createDirectory(atPath: dir + "/" + name, withIntermediateDirectories: false)
+            }
+            let input = TestSignal.make(frames: 8 * 48000, seed: 56)
+            let r = try LiveSuite.recordFed(dir + "/%H%M%S/take.wav", ["--split", "1"], input: input, speed: 1, server: server)
+            #expect(r.status == 73)
+            let line = LiveSuite.errorLine(r.stderr)
+            #expect(line?.contains("No such file or directory") == true, "\(r.stderr)")
+            let files = Self.takes(r.lines)
+            #expect(!files.isEmpty && files.count < 8, "\(files.map(\.file))")
+            for (k, f) in files.enumerated() {
+                #expect(f.pos == k * 48000 && f.frames == 48000)
+                #expect(sampleMismatch(try decodeWithSox(f.file), Self.span(input, f.pos, f.frames)) == nil, "\(f.file)")
+            }
+        }
+    }
+}
