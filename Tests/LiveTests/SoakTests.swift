@@ -3,24 +3,29 @@ import Glibc
 import Testing
 
 extension LiveSuite {
-    /// Ten minutes of audio through `record --bands 32` at about 20x real time. Not part of the
-    /// CI budget: runs only with PULSEMETER_SOAK=1 (then it is a full test like the others).
+    /// Ten minutes of audio through `record` at about 20x real time. Not part of the CI
+    /// budget: runs only with PULSEMETER_SOAK=1 (then it is a full test like the others).
     @Suite("soak")
     struct Soak {
         static let enabled = ProcessInfo.processInfo.environment["PULSEMETER_SOAK"] == "1"
+        static let seconds = 600
 
-        @Test("10 minutes at ~20x real time: bit-exact file, nothing dropped, flat memory",
-              .enabled(if: Soak.enabled, "set PULSEMETER_SOAK=1 to run the soak"))
-        func tenMinutes() throws {
-            let server = try Live.server()
-            let dir = try Live.tempDir("soak")
-            defer { Live.removeTree(dir) }
-            let seconds = 600
-            let frames = seconds * 48000
-            let input = TestSignal.make(frames: frames, seed: 99)
-            let file = dir + "/soak.wav"
-            let (p, start) = try LiveSuite.startRecording(
-                file, ["--duration", String(seconds), "--bands", "32"], server: server)
+        /// What a soak run saw: its lines of other types than frame, frame count, positions
+        /// off the grid, and RSS samples over the run.
+        struct Run {
+            var end: JSONLine?
+            var other: [JSONLine] = []
+            var frameCount = 0
+            var offGrid = 0
+            var rss: [(pos: Int, kb: Int)] = []
+            var wall = 0.0
+            var lastPos = 0
+        }
+
+        /// `record FILE --duration 600 ARGS` fed 10 minutes at 20x, RSS sampled every second.
+        static func soak(_ file: String, _ args: [String], input: [Int16], server: PulseServer) throws -> Run {
+            let frames = input.count / 2
+            let (p, start) = try LiveSuite.startRecording(file, ["--duration", String(seconds)] + args, server: server)
             let hop = try #require(start.int("hop"))
             let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 20)
             let began = monotonic()
@@ -29,17 +34,12 @@ extension LiveSuite {
                 feeder.stopAndJoin()
                 Fifo.drain(server.fifo)
             }
-
-            var rss: [(pos: Int, kb: Int)] = []
+            var run = Run()
             var lastSample = 0.0
-            var lastPos = 0
-            var frameCount = 0
-            var offGrid = 0
-            var end: JSONLine?
             let deadline = began + Double(seconds) / 20 + 120
             while monotonic() < deadline {
                 if monotonic() - lastSample >= 1, let kb = residentKB(p.pid) {
-                    rss.append((lastPos, kb))
+                    run.rss.append((run.lastPos, kb))
                     lastSample = monotonic()
                 }
                 guard let text = p.readLine(timeout: 0.5) else {
@@ -50,41 +50,68 @@ extension LiveSuite {
                 switch line.type {
                 case "frame":
                     let pos = line.int("pos") ?? -1
-                    if pos <= lastPos || (pos % hop != 0 && pos != frames) { offGrid += 1 }
-                    lastPos = pos
-                    frameCount += 1
-                case "end": end = line
-                default: break
+                    if pos <= run.lastPos || (pos % hop != 0 && pos != frames) { run.offGrid += 1 }
+                    run.lastPos = pos
+                    run.frameCount += 1
+                case "end": run.end = line
+                default: run.other.append(line)
                 }
             }
-            let wall = monotonic() - began
+            run.wall = monotonic() - began
             let status = p.wait(timeout: 10)
             #expect(status == 0, "stderr: \(p.stderrText)")
             #expect(p.stderrText == "")
-            let endLine = try #require(end, "no end line within the time limit (pos \(lastPos))")
+            #expect(feeder.wait(timeout: 5), "the feeder finished: \(feeder.error ?? "")")
+            let endLine = try #require(run.end, "no end line within the time limit (pos \(run.lastPos))")
             #expect(endLine.int("pos") == frames)
             #expect(endLine.int("recorded_frames") == frames)
-            let dropped = endLine.int("dropped") ?? -1
-            #expect(dropped == 0)
-            #expect(offGrid == 0)
-            #expect(frameCount == frames / hop)
-            #expect(feeder.wait(timeout: 5), "the feeder finished: \(feeder.error ?? "")")
-
-            #expect(try soxFrames(file) == frames)
-            #expect(sampleMismatch(try decodeWithSox(file), input) == nil)
-
+            #expect(endLine.int("dropped") == 0)
+            #expect(run.offGrid == 0)
+            #expect(run.frameCount == frames / hop)
             // Memory: after a warm-up (10 % of the audio), RSS must stay flat.
-            let warm = rss.first { $0.pos >= frames / 10 } ?? rss.first
-            let last = rss.last
-            let growth = (last?.kb ?? 0) - (warm?.kb ?? 0)
+            let warm = run.rss.first { $0.pos >= frames / 10 } ?? run.rss.first
+            let growth = (run.rss.last?.kb ?? 0) - (warm?.kb ?? 0)
             print("""
-                soak: \(seconds) s of audio in \(String(format: "%.1f", wall)) s wall \
-                (\(String(format: "%.1f", Double(seconds) / wall))x), dropped \(dropped), \
-                \(frameCount) frames, RSS \(rss.first?.kb ?? 0) kB at start, \(warm?.kb ?? 0) kB after warm-up, \
-                \(last?.kb ?? 0) kB at the end, max \(rss.map(\.kb).max() ?? 0) kB (\(rss.count) samples)
+                soak \(args.joined(separator: " ")): \(seconds) s of audio in \(String(format: "%.1f", run.wall)) s wall \
+                (\(String(format: "%.1f", Double(seconds) / run.wall))x), dropped \(endLine.int("dropped") ?? -1), \
+                \(run.frameCount) frames, RSS \(run.rss.first?.kb ?? 0) kB at start, \(warm?.kb ?? 0) kB after warm-up, \
+                \(run.rss.last?.kb ?? 0) kB at the end, max \(run.rss.map(\.kb).max() ?? 0) kB (\(run.rss.count) samples)
                 """)
-            #expect(rss.count >= 10, "RSS sampled through the run")
+            #expect(run.rss.count >= 10, "RSS sampled through the run")
             #expect(growth < 8 * 1024, "RSS grew by \(growth) kB after warm-up")
+            return run
+        }
+
+        @Test("10 minutes at ~20x real time: bit-exact file, nothing dropped, flat memory",
+              .enabled(if: Soak.enabled, "set PULSEMETER_SOAK=1 to run the soak"))
+        func tenMinutes() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("soak")
+            defer { Live.removeTree(dir) }
+            let input = TestSignal.make(frames: Self.seconds * 48000, seed: 99)
+            let file = dir + "/soak.wav"
+            _ = try Self.soak(file, ["--bands", "32"], input: input, server: server)
+            #expect(try soxFrames(file) == input.count / 2)
+            #expect(sampleMismatch(try decodeWithSox(file), input) == nil)
+        }
+
+        @Test("10 minutes at ~20x with --split 7 and --events: the files end to end equal the input, nothing dropped, flat memory",
+              .enabled(if: Soak.enabled, "set PULSEMETER_SOAK=1 to run the soak"))
+        func tenMinutesSplit() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("soaksplit")
+            defer { Live.removeTree(dir) }
+            let input = TestSignal.make(frames: Self.seconds * 48000, seed: 98)
+            let run = try Self.soak(dir + "/part.wav", ["--split", "7", "--events"], input: input, server: server)
+            let closes = run.other.filter { $0.type == "file" && $0.string("event") == "close" }
+            let files = closes.compactMap { $0.string("file") }
+            #expect(files.count == (Self.seconds + 6) / 7, "86 files of 7 s")
+            #expect(files == (1...files.count).map { dir + "/part-" + String(format: "%03d", $0) + ".wav" })
+            var joined: [Int16] = []
+            joined.reserveCapacity(input.count)
+            for f in files { joined += try decodeWithSox(f) }
+            #expect(sampleMismatch(joined, input) == nil)
+            print("soak --split 7 --events: \(files.count) files, \(joined.count / 2) frames end to end, \(run.other.filter { $0.type == "event" }.count) event lines")
         }
     }
 }
