@@ -82,7 +82,7 @@ complete -c pulsemeter -n '__pulsemeter_command record' -l hold -x -d 'a take cl
 complete -c pulsemeter -n '__pulsemeter_command record' -l pre-roll -x -d 'audio kept from before the trigger (s)'
 
 # analyze
-complete -c pulsemeter -n '__pulsemeter_command analyze' -l raw -x -a 's16le s24le s32le f32le' -d 'PCM layout on stdin'
+complete -c pulsemeter -n '__pulsemeter_command analyze waveform' -l raw -x -a 's16le s24le s32le f32le' -d 'PCM layout on stdin'
 complete -c pulsemeter -n '__pulsemeter_command analyze waveform play' -a '(__pulsemeter_audio_files)'
 
 # waveform
@@ -98,6 +98,8 @@ complete -c pulsemeter -n $wave -l gap -x -d 'SVG gap between bars (px)'
 complete -c pulsemeter -n $wave -l radius -x -d 'SVG bar corner radius (px)'
 complete -c pulsemeter -n $wave -l played -x -d 'played fraction, 0..1'
 complete -c pulsemeter -n $wave -l played-color -x -d 'SVG played bar colour'
+complete -c pulsemeter -n $wave -s r -l rate -x -a '8000 16000 22050 44100 48000 96000' -d 'rate of the PCM on stdin'
+complete -c pulsemeter -n $wave -s c -l channels -x -a '1 2' -d 'channels of the PCM on stdin'
 
 # play
 set -l play '__pulsemeter_command play'

@@ -13,7 +13,8 @@ import Synchronization
 ///   its own process group, so a Ctrl-C in the terminal reaches pulsemeter alone: pulsemeter
 ///   then finishes the child's work in order (ends its input and waits) instead of having it
 ///   cut off.
-/// - Descriptors: every pipe end pulsemeter keeps is close-on-exec; the child gets only 0, 1, 2.
+/// - Descriptors: every pipe end pulsemeter keeps is close-on-exec, and any other descriptor
+///   open in pulsemeter is closed in the child: it gets only 0, 1, 2.
 /// - stderr is read on its own thread into a bounded tail (`stderrTail`), so a chatty child can
 ///   never block on a full pipe; `lastStderrLine` is what an error message quotes.
 ///
@@ -87,7 +88,13 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Starts `executable` (a path, e.g. from `find`) with `arguments` (argv[1...]).
-    public init(executable: String, arguments: [String], stdin: Stream, stdout: Stream) throws(SpawnFailure) {
+    public convenience init(executable: String, arguments: [String], stdin: Stream, stdout: Stream) throws(SpawnFailure) {
+        try self.init(executable: executable, argumentBytes: arguments.map { Array($0.utf8) }, stdin: stdin, stdout: stdout)
+    }
+
+    /// The same with arguments as bytes: a file name need not be UTF-8 (`FilePath`); a NUL byte,
+    /// which no argument can hold, becomes "?".
+    public init(executable: String, argumentBytes arguments: [[UInt8]], stdin: Stream, stdout: Stream) throws(SpawnFailure) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -142,8 +149,19 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setpgroup(&attr, 0)
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
+        // Descriptors of ours that are not close-on-exec (a library's) are closed in the child,
+        // after the dup2s above: it gets 0, 1 and 2 only.
+        for fd in Self.openDescriptors() where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
+
+        let argv: [UnsafeMutablePointer<CChar>?] = ([Array(executable.utf8)] + arguments).map { bytes in
+            let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            for (i, b) in bytes.enumerated() { p[i] = CChar(bitPattern: b == 0 ? UInt8(ascii: "?") : b) }
+            p[bytes.count] = 0
+            return p
+        } + [nil]
+        defer { for p in argv { p?.deallocate() } }
         var child = pid_t()
         let rc = posix_spawn(&child, executable, &actions, &attr, argv, environ)
         closeAll(theirs)
@@ -218,6 +236,21 @@ public final class ChildProcess: @unchecked Sendable {
         collector.done.wait()
         collector.done.signal()
         return t
+    }
+
+    /// The descriptors open in this process (/proc/self/fd).
+    private static func openDescriptors() -> [Int32] {
+        guard let dir = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(dir) }
+        let own = dirfd(dir)
+        var fds: [Int32] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if let fd = Int32(name), fd != own { fds.append(fd) }
+        }
+        return fds
     }
 
     /// The end of what the child wrote on stderr (at most 16 KiB).

@@ -17,7 +17,7 @@ public final class PlaybackSession: @unchecked Sendable {
     public let rate: Int
     public let channels: Int
     public let totalFrames: Int
-    private let reader: SoundFileReader
+    private let reader: any AudioFileSource
     private let stream: PulseStream
     private let pipeline: MeterPipeline
     private let sink: any FrameSink
@@ -31,12 +31,13 @@ public final class PlaybackSession: @unchecked Sendable {
     private let failure = Mutex<Error?>(nil)
     private let cancellation: Cancellation
 
-    /// Opens the file (exit 65/66) and a playback stream on `device` (exit 69). Cancelling
+    /// Opens the file (exit 65/66; through ffmpeg what libsndfile does not read) and a playback
+    /// stream on `device` (exit 69). Cancelling
     /// `cancellation` stops the playback like `stop()`.
     public init(path: FilePath, device: String?, sink: any FrameSink, settings: MeterSettings? = nil,
                 cancellation: Cancellation = Cancellation()) throws {
         self.cancellation = cancellation
-        reader = try SoundFileReader(path: path)
+        reader = try AudioFile.open(path, cancellation: cancellation)
         rate = reader.rate
         channels = reader.channels
         totalFrames = reader.declaredFrames

@@ -36,6 +36,10 @@ enum SoundFileError {
         return "the decoder failed (\(t))"
     }
 
-    /// True when the last `sf_open` failed because libsndfile does not know the format.
-    static var lastOpenWasUnrecognised: Bool { sf_error(nil) == Int32(SF_ERR_UNRECOGNISED_FORMAT) }
+    /// True when the last `sf_open` failed because libsndfile does not know the format or its
+    /// encoding (another decoder may).
+    static var lastOpenWasUnknown: Bool {
+        let code = Int(sf_error(nil))
+        return code == SF_ERR_UNRECOGNISED_FORMAT || code == SF_ERR_UNSUPPORTED_ENCODING
+    }
 }

@@ -13,7 +13,7 @@ import MeterCore
 /// truncated FLAC: the file ends early) from damage with more file after it (an error).
 ///
 /// Owned by one thread at a time (not Sendable).
-public final class SoundFileReader: SampleBlockSource {
+public final class SoundFileReader: AudioFileSource {
     /// How reading ended, once it has.
     public enum Ending: Equatable, Sendable {
         /// Every frame the header promised (or, with no promise, every frame there is).
@@ -45,7 +45,26 @@ public final class SoundFileReader: SampleBlockSource {
     private var shorts: UnsafeMutablePointer<Int16>?
     private var shortsCapacity = 0
 
-    public init(path: FilePath) throws(PulsemeterError) {
+    /// Opens `path`; exit 65 when libsndfile does not read it (see `AudioFile.open` for the
+    /// ffmpeg fallback), 66 when it is missing or unreadable.
+    public convenience init(path: FilePath) throws(PulsemeterError) {
+        guard let opened = try Self.openHandle(path) else {
+            throw PulsemeterError(.notDecodable, "\(path) is not decodable audio (not a format libsndfile reads); give a WAV, FLAC, AIFF, Ogg, Opus or MP3 file")
+        }
+        try self.init(path: path, opened: opened)
+    }
+
+    /// Opens `path`, or returns nil when libsndfile does not know its format or its encoding
+    /// (another decoder may: `AudioFile.open`).
+    public convenience init?(ifKnown path: FilePath) throws(PulsemeterError) {
+        guard let opened = try Self.openHandle(path) else { return nil }
+        try self.init(path: path, opened: opened)
+    }
+
+    private typealias Opened = (handle: OpaquePointer, info: SF_INFO, fd: Int32, header: [UInt8])
+
+    /// `sf_open_fd`; nil for an unknown format or encoding, our words for any other failure.
+    private static func openHandle(_ path: FilePath) throws(PulsemeterError) -> Opened? {
         try path.checkReadable()
         let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {
@@ -56,10 +75,17 @@ public final class SoundFileReader: SampleBlockSource {
         header.removeSubrange(max(0, got)...)
         var info = SF_INFO()
         guard let h = sf_open_fd(fd, Int32(SFM_READ), &info, 0) else {
-            let reason = SoundFileError.reason(nil, savedErrno: errno)
+            let savedErrno = errno
             close(fd)
+            if SoundFileError.lastOpenWasUnknown { return nil }
+            let reason = SoundFileError.reason(nil, savedErrno: savedErrno)
             throw PulsemeterError(.notDecodable, "\(path) is not decodable audio (\(reason)); give a WAV, FLAC, AIFF, Ogg, Opus or MP3 file")
         }
+        return (h, info, fd, header)
+    }
+
+    private init(path: FilePath, opened: Opened) throws(PulsemeterError) {
+        let (h, info, fd, header) = opened
         guard info.channels >= 1, info.channels <= Int32(MeterSettings.maxChannels) else {
             sf_close(h)
             close(fd)

@@ -14,23 +14,11 @@ enum AnalyzeCommand {
         try Signals.cancelOnStop(cancellation)
         let source: any SampleBlockSource
         if input.isDash {
-            guard let rawName = try a.choice("raw", RawSampleFormat.allCases.map(\.rawValue)) else {
-                throw PulsemeterError(.usage, "analyze - reads raw PCM from stdin and needs --raw s16le|s24le|s32le|f32le with --rate and --channels")
-            }
-            guard a.has("rate"), a.has("channels") else {
-                throw PulsemeterError(.usage, "analyze - --raw \(rawName) needs --rate HZ and --channels N (the layout of the PCM on stdin)")
-            }
-            let s = try MeterOptions.settings(a)
-            source = RawPCMReader(fd: 0, format: RawSampleFormat(rawValue: rawName)!, rate: s.rate, channels: s.channels,
-                                  cancellation: cancellation)
+            let raw = try RawInput.layout(a)
+            source = RawPCMReader(fd: 0, format: raw.format, rate: raw.rate, channels: raw.channels, cancellation: cancellation)
         } else {
-            if a.has("raw") {
-                throw PulsemeterError(.usage, "--raw applies to stdin only (analyze - --raw ...); \(input) is decoded by its own header")
-            }
-            if a.has("rate") || a.has("channels") {
-                throw PulsemeterError(.usage, "--rate and --channels apply to live capture and raw stdin; \(input) has its own")
-            }
-            source = try SoundFileReader(path: input)
+            try RawInput.rejectLayout(a, file: input)
+            source = try AudioFile.open(input, cancellation: cancellation)
         }
         let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)

@@ -61,10 +61,14 @@ public enum CLI {
         guard let specs = specs(for: command) else { throw unknownCommand(command) }
         let parsed = try ParsedArguments(command: command, rawArguments: raw, specs: specs)
         if parsed.flag("help") { return printOut(Help.command[command] ?? Help.main) }
-        switch command {
-        case "analyze": return try AnalyzeCommand.run(parsed)
-        case "waveform": return try WaveformCommand.run(parsed)
-        default: return try LiveCommands.run(command, parsed)
+        do {
+            switch command {
+            case "analyze": return try AnalyzeCommand.run(parsed)
+            case "waveform": return try WaveformCommand.run(parsed)
+            default: return try LiveCommands.run(command, parsed)
+            }
+        } catch let e as AudioFile.DecoderMissing {
+            throw RawInput.decoderMissing(e, command: command)
         }
     }
 

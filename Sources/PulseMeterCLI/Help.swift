@@ -45,8 +45,9 @@ enum Help {
         usage: pulsemeter analyze FILE [OPTIONS]
                pulsemeter analyze - --raw s16le|s24le|s32le|f32le -r HZ -c N [OPTIONS]
 
-        Runs a sound file (WAV, FLAC, AIFF, Ogg Vorbis, Opus, MP3: whatever libsndfile reads)
-        or raw PCM on stdin through the meter, as fast as it decodes. NDJSON gives start,
+        Runs a sound file (WAV, FLAC, AIFF, Ogg Vorbis, Opus, MP3: whatever libsndfile reads;
+        m4a/AAC, mkv, webm and the rest through ffmpeg when it is on PATH) or raw PCM on stdin
+        through the meter, as fast as it decodes. NDJSON gives start,
         frame and end lines; -f ansi gives a summary per channel (and a spectrum with --bands).
 
         options:
@@ -125,8 +126,10 @@ enum Help {
         """,
         "waveform": """
         usage: pulsemeter waveform FILE [--bars N] [--format json|svg|ansi] [--floor DB] [OPTIONS]
+               pulsemeter waveform - --raw s16le|s24le|s32le|f32le -r HZ -c N [OPTIONS]
 
-        Summarizes a file into N bars: bar i covers frames [floor(i*F/N), floor((i+1)*F/N)).
+        Summarizes a file (m4a and others through ffmpeg, as analyze) or raw PCM on stdin
+        into N bars: bar i covers frames [floor(i*F/N), floor((i+1)*F/N)).
         rms_db and peak_db are of the mono mix; levels = clamp((rms_db - floor) / -floor, 0, 1).
 
         options:
@@ -134,6 +137,7 @@ enum Help {
           -f, --format FMT       json, svg or ansi               [json]
               --floor DB         level that reads 0              [-60]
           -o, --output PATH      write there instead of stdout
+              --raw FMT          PCM layout on stdin: s16le, s24le, s32le or f32le (with -r HZ, -c N)
           svg:  --width PX [300]  --height PX [48]  --color CSS [#4a90e2]
                 --gap PX  --radius PX  --played FRACTION  --played-color CSS [#1a5fb4]
 

@@ -1,8 +1,9 @@
 import MeterCore
 import MeterIO
 
-/// `pulsemeter waveform FILE --bars N [--format json|svg|ansi] [--floor DB]`: a voice-message
-/// waveform, streamed so memory stays flat however long the file.
+/// `pulsemeter waveform FILE|- --bars N [--format json|svg|ansi] [--floor DB]`: a voice-message
+/// waveform, streamed so memory stays flat however long the file (raw PCM on stdin is held in
+/// a temporary file first, to know its length).
 enum WaveformCommand {
     static let specs: [OptionSpec] = [
         OptionSpec("-n", "--bars"), OptionSpec("-f", "--format"), OptionSpec("--floor"),
@@ -10,11 +11,12 @@ enum WaveformCommand {
         OptionSpec("--color"), OptionSpec("--gap"), OptionSpec("--radius"),
         OptionSpec("--played"), OptionSpec("--played-color"),
         OptionSpec("-h", "--help", value: false),
-    ]
+    ] + RawInput.specs
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
-        _ = try a.requirePositionals(["FILE"])
+        _ = try a.requirePositionals(["FILE|-"])
         let path = a.positionalPaths[0]
+        if !path.isDash { try RawInput.rejectLayout(a, file: path) }
         let bars = try a.int("bars", in: 1...1_000_000, what: "use 1 to 1000000 bars") ?? 64
         let format = try a.choice("format", ["json", "svg", "ansi"]) ?? "json"
         let floorDb = try a.double("floor", what: "use a negative dB value from -160 up to below 0, e.g. -60", valid: { $0 < 0 && $0 >= -160 }) ?? -60
@@ -27,7 +29,21 @@ enum WaveformCommand {
         if let c = a.string("color") { style.color = try cssColor(c, option: "color") }
         if let c = a.string("played-color") { style.playedColor = try cssColor(c, option: "played-color") }
 
-        let waveform = try compute(path: path, bars: bars, floorDb: floorDb)
+        let waveform: Waveform
+        if path.isDash {
+            let raw = try RawInput.layout(a)
+            Signals.installStopHandlers()  // Ctrl-C ends stdin there: the waveform of what came
+            let cancellation = Cancellation()
+            try Signals.cancelOnStop(cancellation)
+            let spool = try RawPCMSpool(fd: 0, format: raw.format, rate: raw.rate, channels: raw.channels,
+                                        cancellation: cancellation)
+            if spool.trailingBytes > 0 {
+                CLI.warn("stdin ended inside a frame: ignored the last \(spool.trailingBytes) bytes (a frame is \(raw.format.bytesPerSample * raw.channels) bytes)")
+            }
+            waveform = try compute(spool, bars: bars, floorDb: floorDb)
+        } else {
+            waveform = try compute(path: path, bars: bars, floorDb: floorDb)
+        }
         let output = try OutputChoice.open(a)
         let text: String
         switch format {
@@ -43,12 +59,17 @@ enum WaveformCommand {
         return 0
     }
 
-    /// Streams the file once with the frame count its header gives; if the file holds a
-    /// different number of frames (a truncated data chunk, an estimated MP3 length), runs a
-    /// second pass with the true count so bar boundaries are exact.
+    /// The waveform of an audio file (through ffmpeg what libsndfile does not read).
     static func compute(path: FilePath, bars: Int, floorDb: Double) throws -> Waveform {
-        let reader = try SoundFileReader(path: path)
+        try compute(try AudioFile.open(path), bars: bars, floorDb: floorDb)
+    }
+
+    /// Streams the file once with the frame count its header gives; if the file holds a
+    /// different number of frames (a truncated data chunk, an estimated MP3 or m4a length), runs
+    /// a second pass with the true count so bar boundaries are exact.
+    static func compute(_ reader: any AudioFileSource, bars: Int, floorDb: Double) throws -> Waveform {
         var frames = reader.declaredFrames
+        let file = reader as? SoundFileReader  // how its decoding ended is worded (InputEnding)
         let block = 16384
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * reader.channels)
         defer { buffer.deallocate() }
@@ -61,15 +82,17 @@ enum WaveformCommand {
                 acc.push(buffer, frames: n)
                 seen += n
             }
-            if case .decodeError = reader.ending { try InputEnding.report(reader) }  // no second pass past damage
+            if let file, case .decodeError = file.ending { try InputEnding.report(file) }  // no second pass past damage
             if seen == frames {
-                try InputEnding.report(reader)
+                if let file { try InputEnding.report(file) }
                 return acc.result(rate: reader.rate, floorDb: floorDb)
             }
             frames = seen
-            try reader.rewind()
+            guard reader.seek(toFrame: 0) else {
+                throw PulsemeterError(.notDecodable, "cannot seek in \(reader.name) for a second pass")
+            }
         }
-        throw PulsemeterError(.notDecodable, "\(path) decodes to a different length on each pass; cannot summarize it")
+        throw PulsemeterError(.notDecodable, "\(reader.name) decodes to a different length on each pass; cannot summarize it")
     }
 
     /// Accepts a CSS colour value without characters that could break out of the attribute.

@@ -63,6 +63,31 @@ extension LiveSuite {
             #expect(abs(loud - -12.0) < 0.5, "the monitor heard \(loud) dBFS")
         }
 
+        @Test("an m4a plays through ffmpeg: the frames of what plays equal analyze's of the WAV of the same samples")
+        func m4a() throws {
+            let server = try Live.server()
+            let bin = try Live.bin()
+            let dir = try Live.tempDir("playm4a")
+            defer { Live.removeTree(dir) }
+            try writeWav(Self.tone(seconds: 1.5), to: dir + "/tone.wav")
+            for args in [["-i", dir + "/tone.wav", "-c:a", "aac", dir + "/voice.m4a"],
+                         ["-i", dir + "/voice.m4a", "-c:a", "pcm_f32le", dir + "/voice.wav"]] {
+                let r = try run(["ffmpeg", "-nostdin", "-v", "error", "-y"] + args)
+                #expect(r.status == 0, "ffmpeg: \(r.stderr)")
+            }
+            let play = try pulsemeter(["play", dir + "/voice.m4a", "-d", "vsink"], server: server)
+            let played = try parseLines(play.readToEnd(timeout: 20))
+            #expect(play.wait(timeout: 5) == 0, "stderr: \(play.stderrText)")
+            let analyzed = try parseLines(try run([bin, "analyze", dir + "/voice.wav", "-f", "ndjson"]).stdout.split(separator: "\n").map(String.init))
+            func levels(_ lines: [JSONLine]) -> [String] {
+                lines.filter { $0.type == "frame" || $0.type == "end" }.map { l in
+                    "\(l.type) \(l.int("pos") ?? -1) \(l.doubles("rms_db") ?? []) \(l.doubles("peak_db") ?? [])"
+                }
+            }
+            #expect(levels(played).count > 40)
+            #expect(levels(played) == levels(analyzed))
+        }
+
         @Test("on a terminal: waveform and times, space pauses the clock and the sound, q exits 0 with the cursor back")
         func interactive() throws {
             let server = try Live.server()

@@ -11,15 +11,9 @@ import Testing
         let printf = try #require(ChildProcess.find("printf"))
         let odd = "a b;$(echo no) 'q' \"d\" *"
         let p = try ChildProcess(executable: printf, arguments: ["%s|%s", odd, "-x"], stdin: .null, stdout: .pipe)
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 256)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { p.readStdout(into: $0.baseAddress!, count: 256) }
-            if n <= 0 { break }
-            out += chunk[0..<n]
-        }
+        let out = Self.readAll(p)
         #expect(p.wait() == .exited(0))
-        #expect(String(decoding: out, as: UTF8.self) == odd + "|-x")
+        #expect(out == odd + "|-x")
     }
 
     @Test func stdinToStdoutThroughCat() throws {
@@ -59,5 +53,49 @@ import Testing
         #expect(ChildProcess.find("sh", searchPath: "/nonexistent:/bin:/usr/bin") != nil)
         #expect(ChildProcess.find("sh", searchPath: "/nonexistent") == nil)
         #expect(ChildProcess.find("no-such-program-pulsemeter") == nil)
+    }
+
+    static func readAll(_ p: ChildProcess) -> String {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { p.readStdout(into: $0.baseAddress!, count: 4096) }
+            if n <= 0 { break }
+            out += chunk[0..<n]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @Test func aChattyStderrNeverStallsTheChild() throws {
+        // About 1 MB on stderr (a pipe holds 64 KB) while stdout is read to its end.
+        let script = "i=0; while [ $i -lt 1000 ]; do head -c 1000 /dev/zero | tr '\\\\0' x >&2; echo >&2; i=$((i+1)); done; echo done >&2; echo out"
+        let p = try ChildProcess(executable: "/bin/sh", arguments: ["-c", script], stdin: .null, stdout: .pipe)
+        #expect(Self.readAll(p) == "out\n")
+        #expect(p.wait() == .exited(0))
+        #expect(p.lastStderrLine == "done")
+    }
+
+    @Test func ownProcessGroupOnlyTheStandardDescriptorsSIGPIPEByDefault() throws {
+        // A descriptor of ours that is not close-on-exec must not reach the child.
+        let leaked = open("/dev/null", O_RDONLY)
+        defer { close(leaked) }
+        let script = "ls /proc/self/fd | sort -n | tr '\\n' ' '; echo; cut -d' ' -f5 /proc/$$/stat; grep SigIgn /proc/$$/status"
+        let p = try ChildProcess(executable: "/bin/sh", arguments: ["-c", script], stdin: .null, stdout: .pipe)
+        let lines = Self.readAll(p).split(separator: "\n").map(String.init)
+        #expect(p.wait() == .exited(0))
+        #expect(lines.count == 3, "\(lines)")
+        // ls's own directory descriptor is the only one above 2.
+        #expect(lines.first.map { $0.split(separator: " ").compactMap { Int($0) }.filter { $0 > 2 }.count } == 1, "\(lines)")
+        #expect(lines.dropFirst().first.flatMap { Int32($0) } == p.pid, "the child leads its own process group")
+        let ignored = UInt64(lines.last?.split(separator: "\t").last ?? "", radix: 16) ?? 0
+        #expect(ignored & (1 << UInt64(SIGPIPE - 1)) == 0, "SIGPIPE is not ignored in the child")
+    }
+
+    @Test func argumentsAsBytesNeedNotBeUTF8() throws {
+        let latin1: [UInt8] = Array("caf".utf8) + [0xE9]  // "café" in Latin-1
+        let p = try ChildProcess(executable: "/bin/sh", argumentBytes: [Array("-c".utf8), Array("printf %s \"$0\" | od -An -tx1".utf8), latin1],
+                                 stdin: .null, stdout: .pipe)
+        #expect(Self.readAll(p).split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } == ["63", "61", "66", "e9"])
+        #expect(p.wait() == .exited(0))
     }
 }
