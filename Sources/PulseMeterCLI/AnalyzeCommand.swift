@@ -48,9 +48,20 @@ enum AnalyzeCommand {
         let background = BackgroundSink(sink, bands: deferred)
         // A slow pipe: what is analysed goes out before the analysis sleeps for more input.
         readAhead.whenStarved = { background.flush() }
+        // On a terminal, one progress line on stderr, replaced by what follows (the summary, an
+        // error); not when NDJSON goes to that terminal (it would split its lines), and nothing
+        // off a terminal.
+        let progress = ProgressLine(enabled: Terminal.isTerminal(2) && !(format == .ndjson && output.isTerminal))
+        defer { progress.clear() }
+        var outputSink: any FrameSink = background
+        if progress.isActive {
+            let declared = (source as? any AudioFileSource).map(\.declaredFrames).flatMap { $0 > 0 ? $0 : nil }
+            outputSink = ProgressSink(background, line: progress, label: input.isDash ? "stdin" : input.lastComponent.description,
+                                      totalFrames: [declared, limit].compactMap { $0 }.min())
+        }
         let summary: StreamSummary
         do {
-            summary = try pipeline.run(source: readAhead, sink: background, shouldStop: { cancellation.isCancelled })
+            summary = try pipeline.run(source: readAhead, sink: outputSink, shouldStop: { cancellation.isCancelled })
         } catch is OutputClosed {
             return 0
         }
