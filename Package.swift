@@ -3,7 +3,8 @@
 //
 // Layers (each folder under Sources/ is one):
 //   MeterCore      pure Swift, no C: levels, bands, frames, encoders, renderers, rings
-//   MeterIO        the only layer that touches C and the OS: PulseAudio, libsndfile, FFTW, terminal
+//   MeterIO        the only layer that touches C and the OS: PulseAudio, libsndfile, FFTW,
+//                  libebur128, terminal
 //   PulseMeterCLI  argument parsing, commands, help text, exit codes
 //   pulsemeter     the executable: a few lines calling PulseMeterCLI
 import PackageDescription
@@ -26,12 +27,15 @@ let package = Package(
         .systemLibrary(
             name: "CFFTW", pkgConfig: "fftw3f",
             providers: [.apt(["libfftw3-dev"])]),
+        .systemLibrary(
+            name: "CEBUR128", pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]),
         .target(name: "MeterCore"),
-        .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW"]),
+        .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW", "CEBUR128"]),
         .target(name: "PulseMeterCLI", dependencies: ["MeterCore", "MeterIO"]),
         .executableTarget(name: "pulsemeter", dependencies: ["PulseMeterCLI"]),
         .testTarget(name: "MeterCoreTests", dependencies: ["MeterCore"]),
-        .testTarget(name: "MeterIOTests", dependencies: ["MeterIO", "MeterCore"]),
+        .testTarget(name: "MeterIOTests", dependencies: ["MeterIO", "MeterCore", "CEBUR128"]),
         .testTarget(name: "PulseMeterCLITests", dependencies: ["PulseMeterCLI", "MeterIO", "MeterCore"]),
         // Against a real private PulseAudio (scripts/pulse-private); fail, never skip, without one.
         .testTarget(name: "LiveTests", dependencies: ["MeterIO", "MeterCore"]),

@@ -146,7 +146,7 @@ public struct AnsiMeterRenderer {
         let narrow = w < 50
         let readoutWidth = (narrow ? 7 : 22) + 5  // and " CLIP", the clip lamp
         let cells = max(1, w - labelWidth - readoutWidth - 1)
-        let maxBarLines = max(1, height - 2 - (frame.bandsDb != nil ? 6 : 0))
+        let maxBarLines = max(1, height - 2 - (frame.bandsDb != nil ? 6 : 0) - (frame.loudness != nil ? 2 : 0))
         for c in 0..<min(channels, maxBarLines) {
             let label = Self.label(channel: c, of: channels)
             let pad = String(repeating: " ", count: max(0, labelWidth - label.count))
@@ -154,6 +154,9 @@ public struct AnsiMeterRenderer {
             if !narrow { line += " dB  pk " + Self.readout(frame.peakDb[c]) }
             line += clipLamp(channel: c, at: frame.pos, rate: s.rate) ? " " + sgr("1;41") + "CLIP" + sgr("0") : "     "
             lines.append(line)
+        }
+        if let loudness = frame.loudness {
+            lines.append(contentsOf: loudnessLines(loudness, target: s.targetLufs, width: w))
         }
         if let bands = frame.bandsDb {
             let rows = max(2, min(16, height - lines.count - 2))
@@ -170,6 +173,70 @@ public struct AnsiMeterRenderer {
         }
         out += Self.esc + "J"
         return out
+    }
+
+    /// Bottom of the loudness bar's scale in LUFS (its top is 0).
+    public static let loudnessFloor = -60.0
+    /// True peak above this (dBTP) shows in the warning colour (EBU R128's limit for broadcast).
+    public static let truePeakLimit = -1.0
+
+    /// The loudness lines: a short-term bar (-60..0 LUFS) with the target marked, then M, S,
+    /// I, LRA and true peak as numbers. S over the target and true peak over -1 dBTP show in
+    /// the warning colour (marked `!` without colour).
+    public func loudnessLines(_ l: LoudnessReading, target: Double?, width w: Int) -> [String] {
+        let over = target.map { l.shortTerm > $0 } ?? false
+        let cells = max(4, w - 15)
+        let range = -Self.loudnessFloor
+        let (full, eighths) = BarGlyphs.split((l.shortTerm - Self.loudnessFloor) / range, cells: cells)
+        var targetCell = -1
+        if let target { targetCell = min(cells - 1, max(0, Int(((target - Self.loudnessFloor) / range * Double(cells)).rounded(.down)))) }
+        var bar = sgr(over ? "31" : "32")
+        for i in 0..<cells {
+            if i == targetCell {
+                bar += sgr("1;36") + (glyphs.peakMarker == "|" ? "|" : "┃") + sgr("0") + sgr(over ? "31" : "32")
+            } else if i < full {
+                bar += glyphs.horizontal[8]
+            } else if i == full && eighths > 0 {
+                bar += glyphs.horizontal[eighths]
+            } else {
+                bar += " "
+            }
+        }
+        bar += sgr("0")
+        let warn = color ? "" : "!"
+        let bar0 = "S  " + bar + Self.readout(l.shortTerm) + (over ? warn : " ") + "LUFS"
+        // Readouts as (visible text, coloured text), kept while they fit the width.
+        var parts: [(String, String)] = []
+        func part(_ label: String, _ value: Double, _ unit: String, hot: Bool = false) {
+            let v = Self.readout(value, width: 0)
+            parts.append((label + v + (hot ? warn : "") + unit,
+                          label + (hot ? sgr("31") : "") + v + (hot ? sgr("0") + warn : "") + unit))
+        }
+        part("M ", l.momentary, "")
+        part("S ", l.shortTerm, "", hot: over)
+        part("I ", l.integrated, " LUFS")
+        if let range = l.range { part("LRA ", range, " LU") }
+        if let tp = l.truePeakDb?.max() { part("TP ", tp, " dBTP", hot: tp > Self.truePeakLimit) }
+        if let target { part("target ", target, "") }
+        var text = "", visible = 0
+        for (plain, coloured) in parts {
+            let add = (visible > 0 ? 2 : 0) + plain.count
+            if visible + add > w { break }
+            text += (visible > 0 ? "  " : "") + coloured
+            visible += add
+        }
+        return [bar0, text]
+    }
+
+    /// A whole stream's loudness in one line, for the closing summaries.
+    public static func loudnessSummary(_ l: LoudnessSummary) -> String {
+        var s = "I \(readout(l.integrated, width: 0)) LUFS  LRA \(readout(l.range, width: 0)) LU"
+        s += "  max M \(readout(l.maxMomentary, width: 0))  max S \(readout(l.maxShortTerm, width: 0))"
+        s += "  TP " + l.truePeakDb.map { readout($0, width: 0) }.joined(separator: " ") + " dBTP"
+        if let t = l.target, let g = l.gainDb {
+            s += "  target \(readout(t, width: 0)): gain \(g >= 0 ? "+" : "")\(readout(g, width: 0)) dB"
+        }
+        return s
     }
 
     /// Vertical bars of the band levels, `rows` high, filling `width` columns.

@@ -50,6 +50,7 @@ public final class AnsiSummarySink: FrameSink {
             out += AnsiMeterRenderer.readout(summary.peakDb[c], width: 7) + " dB  "
             out += renderer.bar(db: summary.rmsDb[c], peakDb: summary.peakDb[c], cells: cells) + "\n"
         }
+        if let l = summary.loudness { out += "loudness  " + AnsiMeterRenderer.loudnessSummary(l) + "\n" }
         if let edges = info.bandsHz, !edges.isEmpty {
             out += "\nspectrum (mean band level over \(frames) frames)\n"
             let cellsB = max(4, min(60, width - 30))

@@ -15,6 +15,8 @@ public struct MeterFrame: Sendable, Equatable {
     public var clipSamples: [Int]
     /// With `--events`: the events this frame brought, in order (most frames: none).
     public var events: [MeterEvent] = []
+    /// With --loudness: momentary, short-term and integrated loudness at `pos`.
+    public var loudness: LoudnessReading?
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
                 clipSamples: [Int]? = nil) {
@@ -56,6 +58,8 @@ public struct StreamSummary: Sendable, Equatable {
     public var rmsDb: [Double]
     public var peakDb: [Double]
     public var dropped: Int
+    /// With --loudness: the whole stream's loudness.
+    public var loudness: LoudnessSummary?
     /// Set when recording.
     public var recordedFrames: Int?
     public var file: String?

@@ -25,6 +25,8 @@ public final class MeterPipeline {
     private var hopStart = 0
     private var totalPeak: [Float]
     private let spectrum: SpectrumAnalyzer?
+    /// With --loudness: momentary/short-term/integrated per frame, the reference at the end.
+    private let loudness: LoudnessMeter?
     private let mono: UnsafeMutablePointer<Float>
     /// One block of input split into channels (channel c at c * monoCapacity).
     private let planar: UnsafeMutablePointer<Float>
@@ -38,8 +40,11 @@ public final class MeterPipeline {
     /// - Parameters:
     ///   - transform: the FFT for bands (required when settings.bands > 0).
     ///   - clock: Unix time for `ts` on live frames; nil for files.
+    ///   - loudnessReference: with settings.loudness, the whole-stream measurement (libebur128);
+    ///     nil leaves the end line's figures to the core's own gating (tests).
     public init(settings: MeterSettings, transform: (any PowerSpectrumTransform)? = nil,
-                clock: (() -> Double)? = nil) throws(SettingError) {
+                clock: (() -> Double)? = nil,
+                loudnessReference: (any LoudnessReference)? = nil) throws(SettingError) {
         try settings.validate()
         self.settings = settings
         self.hop = settings.hop
@@ -63,6 +68,8 @@ public final class MeterPipeline {
         } else {
             spectrum = nil
         }
+        loudness = settings.loudness
+            ? LoudnessMeter(rate: settings.rate, channels: settings.channels, reference: loudnessReference) : nil
         mono = .allocate(capacity: monoCapacity)
         planar = .allocate(capacity: monoCapacity * settings.channels)
         frame = MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: channels),
@@ -83,6 +90,7 @@ public final class MeterPipeline {
     /// Feeds `frames` interleaved frames; calls `emit` for every completed hop.
     public func process(_ samples: UnsafePointer<Float>, frames: Int,
                         emit: (MeterFrame) throws -> Void) rethrows {
+        loudness?.reference?.add(samples, frames: frames)
         var done = 0
         while done < frames {
             let n = min(frames - done, hop - hopFill, monoCapacity)
@@ -95,6 +103,7 @@ public final class MeterPipeline {
                 if p >= clipAmplitude { hopClips[c] += countClipped(channelData + c * monoCapacity, n) }
             }
             if let spectrum { pushMono(channelData, frames: n, into: spectrum) }
+            loudness?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             done += n
             hopFill += n
             pos += n
@@ -133,9 +142,10 @@ public final class MeterPipeline {
         events?.finish(at: pos, into: &trailingEvents)
     }
 
-    /// Whole-stream RMS and peak per channel, so far.
+    /// Whole-stream RMS and peak per channel, so far; with loudness, the whole stream's
+    /// loudness (this waits for the reference: call it once, at the end).
     public func summary() -> StreamSummary {
-        StreamSummary(
+        var s = StreamSummary(
             pos: pos, rate: settings.rate,
             rmsDb: (0..<channels).map { c in
                 let n = meters[c].count
@@ -145,6 +155,8 @@ public final class MeterPipeline {
             dropped: dropped,
             clippedSamples: events?.clippedTotal,
             events: trailingEvents)
+        s.loudness = loudness?.summary(target: settings.targetLufs)
+        return s
     }
 
     /// Samples among `n` whose magnitude reaches the clip level.
@@ -207,6 +219,15 @@ public final class MeterPipeline {
             list.removeAll(keepingCapacity: true)
             events!.observe(frame, hopStart: hopStart, into: &list)
             frame.events = list
+        }
+        if let loudness {
+            var reading = loudness.reading()
+            if clock != nil, let ref = loudness.reference {
+                let so = ref.snapshot()
+                reading.range = so.range
+                reading.truePeakDb = so.truePeakDb
+            }
+            frame.loudness = reading
         }
         if let spectrum {
             if deferBands {

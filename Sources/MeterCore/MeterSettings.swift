@@ -15,10 +15,14 @@ public struct MeterSettings: Sendable, Equatable {
     public var fmax: Double?
     /// `--events`: silence and clip events; nil turns them off.
     public var events: EventSettings?
+    /// EBU R128 loudness (`--loudness`, implied by a target).
+    public var loudness: Bool
+    /// A loudness to aim at, in LUFS (the end line's gain_db, the meter's marker).
+    public var targetLufs: Double?
 
     public init(rate: Int = 48000, channels: Int = 2, fps: Double = 30, windowMs: Double = 50,
                 bands: Int = 0, fftSize: Int = 2048, fmin: Double = 50, fmax: Double? = nil,
-                events: EventSettings? = nil) {
+                events: EventSettings? = nil, loudness: Bool = false, targetLufs: Double? = nil) {
         self.rate = rate
         self.channels = channels
         self.fps = fps
@@ -28,10 +32,14 @@ public struct MeterSettings: Sendable, Equatable {
         self.fmin = fmin
         self.fmax = fmax
         self.events = events
+        self.loudness = loudness || targetLufs != nil
+        self.targetLufs = targetLufs
     }
 
     public static let maxChannels = 32
     public static let maxRate = 768_000
+    /// libebur128 refuses rates below this.
+    public static let minLoudnessRate = 16
 
     /// Samples per meter frame: round(rate / fps), at least 1.
     public var hop: Int { max(1, Int((Double(rate) / fps).rounded())) }
@@ -52,6 +60,8 @@ public struct MeterSettings: Sendable, Equatable {
         case .fftSize: return .powerOfTwo(64, 65536)
         case .fmin: return .frequencyBelow(atLeast: 1, below: nyquist)
         case .fmax: return .frequencyAbove(above: fmin, atMost: nyquist)
+        case .target: return .range(-70, 0)
+        case .loudnessRate: return .range(Double(Self.minLoudnessRate), Double(Self.maxRate))
         }
     }
 
@@ -79,6 +89,8 @@ public struct MeterSettings: Sendable, Equatable {
         try check(.bands, Double(bands))
         // Checked with bands off too: an FFT size of 1000 is a mistake whether or not it is used.
         try check(.fftSize, Double(fftSize))
+        if let targetLufs { try check(.target, targetLufs) }
+        if loudness { try check(.loudnessRate, Double(rate)) }
         guard bands > 0 else { return }
         try check(.fmin, fmin)
         try check(.fmax, effectiveFmax)

@@ -20,6 +20,7 @@ public struct NDJSONEncoder {
         line.field("fps", s.fps, decimals: 3)
         line.field("hop", s.hop)
         line.field("window", s.window)
+        if s.loudness { line.field("loudness", true) }
         if let bands = info.bandsHz {
             line.field("fft_size", s.fftSize)
             line.key("bands_hz")
@@ -41,6 +42,11 @@ public struct NDJSONEncoder {
         line.field("rms_db", f.rmsDb, decimals: 2)
         line.field("peak_db", f.peakDb, decimals: 2)
         if let bands = f.bandsDb { line.field("bands_db", bands, decimals: 2) }
+        if let l = f.loudness {
+            line.field("lufs_m", l.momentary, decimals: 2)
+            line.field("lufs_s", l.shortTerm, decimals: 2)
+            line.field("lufs_i", l.integrated, decimals: 2)
+        }
         return finish()
     }
 
@@ -86,6 +92,17 @@ public struct NDJSONEncoder {
         line.field("rms_db", s.rmsDb, decimals: 2)
         line.field("peak_db", s.peakDb, decimals: 2)
         line.field("dropped", s.dropped)
+        if let l = s.loudness {
+            line.field("lufs_i", l.integrated, decimals: 2)
+            line.field("lra", l.range, decimals: 2)
+            line.field("max_lufs_m", l.maxMomentary, decimals: 2)
+            line.field("max_lufs_s", l.maxShortTerm, decimals: 2)
+            line.field("true_peak_db", l.truePeakDb, decimals: 2)
+            if let t = l.target, let g = l.gainDb {
+                line.field("target_lufs", t, decimals: 2)
+                line.field("gain_db", g, decimals: 2)
+            }
+        }
         if let r = s.recordedFrames { line.field("recorded_frames", r) }
         if let file = s.file { line.field("file", file) }
         if let clipped = s.clippedSamples { line.field("clipped_samples", clipped) }

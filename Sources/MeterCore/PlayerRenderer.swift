@@ -27,7 +27,10 @@ public struct PlayerRenderer {
         }
     }
 
-    public func render(playedFrames: Int, totalFrames: Int, rate: Int, levelDb: Double?, paused: Bool) -> String {
+    /// - Parameters:
+    ///   - loudness: with `play --loudness`, the loudness being heard (its lines under the status).
+    public func render(playedFrames: Int, totalFrames: Int, rate: Int, levelDb: Double?, paused: Bool,
+                       loudness: LoudnessReading? = nil, target: Double? = nil) -> String {
         let w = max(20, width)
         let fraction = totalFrames > 0 ? Double(playedFrames) / Double(totalFrames) : 1
         let esc = "\u{1B}["
@@ -46,6 +49,10 @@ public struct PlayerRenderer {
             status += "  " + meter.bar(db: levelDb, peakDb: nil, cells: cells) + AnsiMeterRenderer.readout(levelDb) + " dB"
         }
         lines.append(status)
+        if let loudness {
+            let meter = AnsiMeterRenderer(width: w, height: 1, color: color, unicode: unicode)
+            lines.append(contentsOf: meter.loudnessLines(loudness, target: target, width: w).map { " " + $0 })
+        }
         let keys = unicode ? " space pause · ←/→ 5 s · q quit" : " space pause, left/right 5 s, q quit"
         lines.append(color ? esc + "2m" + keys + esc + "0m" : keys)
         var out = esc + "H"

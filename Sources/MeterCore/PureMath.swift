@@ -1,4 +1,4 @@
-/// The few elementary functions the core needs (ln, log10, exp, pow, cos), in plain Swift.
+/// The few elementary functions the core needs (ln, log10, exp, pow, cos, sin, tan), in plain Swift.
 ///
 /// The Swift standard library has no transcendental functions on Linux; they come from Glibc,
 /// usually through Foundation. The core stays free of C and of Foundation (whose start-up
@@ -85,6 +85,12 @@ public enum PureMath {
         }
         return sign * sum
     }
+
+    /// Sine of x (radians), as cos(pi/2 - x).
+    public static func sin(_ x: Double) -> Double { cos(Double.pi / 2 - x) }
+
+    /// Tangent of x (radians); used for filter design (bilinear pre-warping).
+    public static func tan(_ x: Double) -> Double { sin(x) / cos(x) }
 
     private static func scale(_ v: Double, byPowerOfTwo k: Int) -> Double {
         // Two steps keep intermediate factors finite near the ends of the range.

@@ -4,6 +4,10 @@
 public struct SettingError: Error, Equatable, Sendable {
     public enum Setting: String, Sendable, CaseIterable {
         case rate, channels, fps, window, bands, fftSize, fmin, fmax
+        /// The loudness target (LUFS).
+        case target
+        /// The sample rate, as loudness measurement (libebur128) needs it.
+        case loudnessRate
     }
 
     /// What values the setting takes (given the others).

@@ -72,6 +72,7 @@ public final class AnsiLiveSink: LiveStatusSink {
             line += AnsiMeterRenderer.readout(summary.rmsDb[c], width: 0) + " pk " + AnsiMeterRenderer.readout(summary.peakDb[c], width: 0)
         }
         line += " dB"
+        if let l = summary.loudness { line += "  " + AnsiMeterRenderer.loudnessSummary(l) }
         if summary.dropped > 0 { line += "  dropped \(summary.dropped)" }
         if let clipped = summary.clippedSamples, clipped.contains(where: { $0 > 0 }) {
             line += "  clipped samples " + clipped.map(String.init).joined(separator: "/")

@@ -33,7 +33,8 @@ enum AnalyzeCommand {
                                    color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         }
         let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
-        let pipeline = try MeterPipeline(settings: settings, transform: transform)
+        let loudness = settings.loudness ? try EBUR128Loudness(rate: settings.rate, channels: settings.channels) : nil
+        let pipeline = try MeterPipeline(settings: settings, transform: transform, loudnessReference: loudness)
         let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
         // Two cores: decoding on one thread, levels on this one, band transforms, encoding and
         // output on a third (the same computations, scheduled apart).

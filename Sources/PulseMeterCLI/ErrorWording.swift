@@ -27,12 +27,17 @@ enum ErrorWording {
         case .fftSize: "--fft-size"
         case .fmin: "--fmin"
         case .fmax: "--fmax"
+        case .target: "--target"
+        case .loudnessRate: "--loudness"
         }
     }
 
     /// A usage error: "--OPTION VALUE is not allowed: what is". `raw` is the value as typed.
     static func setting(_ e: SettingError, raw: String? = nil) -> PulsemeterError {
         let value = raw.map { $0.isEmpty ? "''" : SafeText.terminal($0) } ?? number(e.value)
+        if e.setting == .loudnessRate, case .range(let lo, _) = e.allowed {
+            return PulsemeterError(.usage, "--loudness cannot measure a rate of \(value) Hz: libebur128 needs at least \(number(lo)) Hz")
+        }
         let allowed: String
         switch (e.setting, e.allowed) {
         case (.bands, .bandsWithinBins(let bins, let fftSize)):
@@ -43,6 +48,7 @@ enum ErrorWording {
             case .channels: allowed = "use \(number(lo)) to \(number(hi)) channels"
             case .fps: allowed = "use a number of frames per second from \(number(lo)) up to the sample rate (\(number(hi)))"
             case .bands: allowed = "use \(number(lo)) (off) to \(number(hi)) bands"
+            case .target: allowed = "use a loudness from \(number(lo)) to \(number(hi)) LUFS (e.g. -23 broadcast, -16 podcasts, -14 streaming)"
             default: allowed = "use a number from \(number(lo)) to \(number(hi))"
             }
         case (.window, .positiveUpTo(let hi)):

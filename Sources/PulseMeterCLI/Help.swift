@@ -16,6 +16,14 @@ enum Help {
           --silence-db DB    silence: every channel's RMS below this      [-60]
           --silence-min SEC  ... for at least this long                   [2]
           --clip-db DB       a sample this loud counts as clipped   [the 16-bit rail]
+    \(loudnessOptions)
+    """
+
+    static let loudnessOptions = """
+          --loudness         EBU R128 loudness: lufs_m/lufs_s/lufs_i per frame; lufs_i, lra,
+                             max_lufs_m, max_lufs_s, true_peak_db in the end line
+          --target LUFS      a loudness to aim at, -70..0 (implies --loudness): the end line
+                             adds target_lufs and gain_db, the meter marks it
 
     """
 
@@ -33,6 +41,7 @@ enum Help {
 
     Levels: rms_db = 10*log10(mean(x^2)) over the window (a full-scale sine reads -3.01),
     peak_db = 20*log10(max|x|) over each hop; every value is finite and at least -160.0.
+    Loudness (--loudness): EBU R128 / ITU-R BS.1770-4 by libebur128, in LUFS, LU and dBTP.
 
     exit codes: 0 done or stopped, 64 bad command line, 65 not decodable audio,
     66 input missing or unreadable, 69 PulseAudio unavailable, 73 cannot create output,
@@ -55,6 +64,7 @@ enum Help {
 
         examples:
           pulsemeter analyze voice.wav -f ndjson | jq -c 'select(.type=="end")'
+          pulsemeter analyze episode.flac --target -16 -f ndjson | jq '.gain_db // empty'
           parec --format=s16le --rate=48000 --channels=2 | pulsemeter analyze - --raw s16le -r 48000 -c 2
           ffmpeg -i in.mkv -f f32le -ac 2 -ar 48000 - | pulsemeter analyze - --raw f32le -r 48000 -c 2 --bands 32
 
@@ -74,6 +84,7 @@ enum Help {
         examples:
           pulsemeter
           pulsemeter -d @DEFAULT_MONITOR@ --bands 32
+          pulsemeter -d @DEFAULT_MONITOR@ --target -23
           pulsemeter -f ndjson --fps 10 | jq -c '.rms_db'
 
         """,
@@ -116,13 +127,18 @@ enum Help {
 
         """,
         "play": """
-        usage: pulsemeter play FILE [-d SINK] [-f ansi|ndjson] [-o PATH]
+        usage: pulsemeter play FILE [-d SINK] [-f ansi|ndjson] [-o PATH] [--loudness] [--target LUFS]
 
         Plays a file through PulseAudio. On a terminal: the waveform across the width with the
         played part in another colour (another glyph under NO_COLOR), elapsed / total time and
         the level being heard. Keys: space pause/resume, left/right seek 5 s, q quit.
         Off a terminal, or with -f ndjson: plays to the end writing NDJSON frames of what plays.
 
+        options:
+          -d, --device NAME      playback sink                                      [server default]
+          -f, --format FMT       ansi or ndjson          [ansi on a terminal, else ndjson]
+          -o, --output PATH      write NDJSON there instead of stdout
+        \(loudnessOptions)
         """,
         "waveform": """
         usage: pulsemeter waveform FILE [--bars N] [--format json|svg|ansi] [--floor DB] [OPTIONS]

@@ -10,7 +10,27 @@ enum MeterOptions {
         OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
         OptionSpec("--clip-db"),
         OptionSpec("-h", "--help", value: false),
-    ]
+    ] + loudnessSpecs
+
+    /// --loudness and --target (also taken by play).
+    static let loudnessSpecs: [OptionSpec] = [OptionSpec("--loudness", value: false), OptionSpec("--target")]
+
+    /// Reads --target LUFS and --loudness (which a target implies) into `s`; the rule for the
+    /// target is `MeterSettings.validate()`'s.
+    static func readLoudness(_ a: ParsedArguments, into s: inout MeterSettings) throws(PulsemeterError) {
+        s.targetLufs = try value(a, .target, s, as: Double.self)
+        s.loudness = a.flag("loudness") || s.targetLufs != nil
+    }
+
+    /// `s` validated, its error worded with the option's value as typed.
+    static func validated(_ s: MeterSettings, _ a: ParsedArguments) throws(PulsemeterError) -> MeterSettings {
+        do {
+            try s.validate()
+        } catch {
+            throw ErrorWording.setting(error, raw: a.string(key(error.setting)))
+        }
+        return s
+    }
 
     /// The meter settings for a stream of `rate` Hz and `channels` channels (when the source
     /// decides them) or from --rate/--channels (live capture, raw stdin). Here only the
@@ -29,12 +49,8 @@ enum MeterOptions {
         s.fmin = try value(a, .fmin, s, as: Double.self) ?? 50
         s.fmax = try value(a, .fmax, s, as: Double.self)
         s.events = try events(a)
-        do {
-            try s.validate()
-        } catch {
-            throw ErrorWording.setting(error, raw: a.string(key(error.setting)))
-        }
-        return s
+        try readLoudness(a, into: &s)
+        return try validated(s, a)
     }
 
     /// The parser's key of the option for `setting`.

@@ -10,26 +10,30 @@ enum PlayCommand {
     static let specs: [OptionSpec] = [
         OptionSpec("-d", "--device"), OptionSpec("-f", "--format"), OptionSpec("-o", "--output"),
         OptionSpec("-h", "--help", value: false),
-    ]
+    ] + MeterOptions.loudnessSpecs
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         _ = try a.requirePositionals(["FILE"])
         let path = a.positionalPaths[0]
         let output = try OutputChoice.open(a)
         let interactive = try MeterOptions.format(a, outputIsTerminal: output.isTerminal && Terminal.isTerminal(0)) == .ansi
+        var loudness = MeterSettings()
+        try MeterOptions.readLoudness(a, into: &loudness)
+        let settings = try MeterOptions.validated(loudness, a)
         Signals.installStopHandlers()
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
         if !interactive {
             let session = try PlaybackSession(path: path, device: a.string("device"), sink: NDJSONSink(output: output),
-                                              cancellation: cancellation)
+                                              settings: settings, cancellation: cancellation)
             try session.start()
             do { try session.finish() } catch is OutputClosed { session.stop() }
             return 0
         }
         let levels = try WaveformCommand.compute(path: path, bars: 1024, floorDb: -60).levels
         let latest = LatestFrameSink()
-        let session = try PlaybackSession(path: path, device: a.string("device"), sink: latest, cancellation: cancellation)
+        let session = try PlaybackSession(path: path, device: a.string("device"), sink: latest, settings: settings,
+                                          cancellation: cancellation)
         var renderer = PlayerRenderer(levels: levels, title: path.lastComponent.string, width: Terminal.size(fd: output.fd)?.columns ?? 80,
                                       color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         Terminal.enterRawMode()
@@ -52,7 +56,8 @@ enum PlayCommand {
             if Signals.takeResize(), let size = Terminal.size(fd: output.fd) { renderer.width = size.columns }
             let level = session.isPaused ? nil : latest.rmsDb
             let screen = renderer.render(playedFrames: session.position, totalFrames: session.totalFrames,
-                                         rate: session.rate, levelDb: level, paused: session.isPaused)
+                                         rate: session.rate, levelDb: level, paused: session.isPaused,
+                                         loudness: settings.loudness ? latest.loudness : nil, target: settings.targetLufs)
             try output.write(Array(screen.utf8))
             usleep(33_000)
         }
@@ -62,14 +67,18 @@ enum PlayCommand {
     }
 }
 
-/// Keeps the loudest channel's RMS of the newest frame, for the player's level readout.
+/// Keeps the loudest channel's RMS of the newest frame, for the player's level readout, and
+/// its loudness reading.
 final class LatestFrameSink: FrameSink, @unchecked Sendable {
-    // Written by the audio thread, read by the UI thread: a single atomic word.
+    // Written by the audio thread, read by the UI thread: a single atomic word, and a Mutex.
     private let bits = Atomic<UInt64>(Decibels.floor.bitPattern)
+    private let reading = Mutex<LoudnessReading?>(nil)
     var rmsDb: Double { Double(bitPattern: bits.load(ordering: .acquiring)) }
+    var loudness: LoudnessReading? { reading.withLock { $0 } }
     func start(_ info: StreamInfo) throws {}
     func frame(_ frame: MeterFrame) throws {
         bits.store((frame.rmsDb.max() ?? Decibels.floor).bitPattern, ordering: .releasing)
+        if let l = frame.loudness { reading.withLock { $0 = l } }
     }
     func end(_ summary: StreamSummary) throws {}
 }

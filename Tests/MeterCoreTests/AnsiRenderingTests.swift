@@ -122,3 +122,51 @@ private extension String {
     func trimmingCharacters() -> String { filter { $0 != " " } }
 
 }
+
+/// The loudness lines of the live meter and the player.
+@Suite struct AnsiLoudnessTests {
+    static func screen(_ l: LoudnessReading, target: Double?, width: Int = 100, color: Bool) -> String {
+        var r = AnsiMeterRenderer(width: width, height: 24, color: color, unicode: true)
+        var f = AnsiRenderingTests.frame(channels: 2, bands: 0, db: -20)
+        f.loudness = l
+        let info = StreamInfo(source: "x", settings: MeterSettings(loudness: true, targetLufs: target), live: true)
+        return r.render(f, info: info)
+    }
+
+    @Test func showsMomentaryShortTermIntegratedRangeAndTruePeak() {
+        let l = LoudnessReading(momentary: -21.4, shortTerm: -22.6, integrated: -23.1, range: 4.2, truePeakDb: [-3.5, -2.25])
+        let text = AnsiRenderingTests.visible(Self.screen(l, target: -23, color: false))
+        for needle in ["M -21.4", "S -22.6!", "I -23.1 LUFS", "LRA 4.2 LU", "TP -2.3 dBTP", "target -23.0"] {
+            #expect(text.contains(needle), "\(needle) missing in \(text)")
+        }
+        // Without colour, S over the target is marked by "!"; true peak under -1 dBTP is not.
+        #expect(!text.contains("dBTP!") && !text.contains("-2.3!"))
+        let hot = AnsiRenderingTests.visible(Self.screen(LoudnessReading(momentary: -30, shortTerm: -30, integrated: -30, truePeakDb: [-0.5]),
+                                                         target: -23, color: false))
+        #expect(hot.contains("TP -0.5! dBTP") && hot.contains("S -30.0") && !hot.contains("S -30.0!"))
+    }
+
+    @Test func targetMarkAndWarningColour() {
+        let under = Self.screen(LoudnessReading(momentary: -40, shortTerm: -40, integrated: -40), target: -23, color: true)
+        let over = Self.screen(LoudnessReading(momentary: -10, shortTerm: -10, integrated: -12), target: -23, color: true)
+        let barLine = { (s: String) in s.components(separatedBy: "\r\n").first { AnsiRenderingTests.visible($0).hasPrefix("S  ") }! }
+        // The target cell: cells = width - 15, the -60..0 LUFS scale, marked with a heavy bar.
+        let cells = 100 - 15
+        let mark = Int(((-23.0 + 60) / 60 * Double(cells)).rounded(.down))
+        let visible = Array(AnsiRenderingTests.visible(barLine(under)))
+        #expect(visible[3 + mark] == "┃")
+        #expect(barLine(under).contains(AnsiRenderingTests.esc + "32m") && !barLine(under).contains(AnsiRenderingTests.esc + "31m"))
+        #expect(barLine(over).contains(AnsiRenderingTests.esc + "31m"), "short-term over the target: warning colour")
+        // Bar length follows the short-term loudness.
+        let filled = visible.prefix(3 + cells).filter { $0 == "█" }.count
+        #expect(abs(filled - Int((-40.0 + 60) / 60 * Double(cells))) <= 1)
+    }
+
+    @Test(arguments: [20, 40, 80])
+    func fitsNarrowTerminals(width: Int) {
+        let l = LoudnessReading(momentary: -21.4, shortTerm: -22.6, integrated: -23.1, range: 14.2, truePeakDb: [-0.5])
+        for line in Self.screen(l, target: -16, width: width, color: true).components(separatedBy: "\r\n").dropLast() {
+            #expect(AnsiRenderingTests.visible(line).count <= max(20, width), "too wide: \(AnsiRenderingTests.visible(line))")
+        }
+    }
+}

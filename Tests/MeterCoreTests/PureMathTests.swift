@@ -50,4 +50,14 @@ import Testing
             }
         }
     }
+
+    /// tan as the K-weighting design uses it: pi * f0 / rate for every rate from 16 Hz up.
+    @Test func tanMatchesGlibc() {
+        for f0 in [38.13547087602444, 1681.974450955533] {
+            for rate in [16, 100, 8000, 22050, 44100, 48000, 96000, 192000, 768000] {
+                let x = Double.pi * f0 / Double(rate)
+                #expect(Self.close(PureMath.tan(x), Foundation.tan(x), 1e-12), "tan(\(x))")
+            }
+        }
+    }
 }
