@@ -1,0 +1,81 @@
+import Foundation
+import Glibc
+import Testing
+
+extension LiveSuite {
+    /// Issue 9: loudness live, through the same pipeline as files.
+    @Suite("loudness")
+    struct Loudness {
+        /// A stereo 1 kHz tone at -23 LUFS: -23 dBFS amplitude on both channels (at 1 kHz the
+        /// K-weighting's gain cancels BS.1770's -0.691, and two channels add 3 dB to the
+        /// 3 dB a sine's mean square is under its peak), as s16.
+        static func tone(seconds: Double, lufs: Double) -> [Int16] {
+            let frames = Int(seconds * 48000)
+            var out = [Int16](repeating: 0, count: frames * 2)
+            let a = pow(10, lufs / 20) * 32768
+            for i in 0..<frames {
+                let v = Int16((a * sin(2 * Double.pi * 1000 * Double(i) / 48000)).rounded())
+                out[2 * i] = v
+                out[2 * i + 1] = v
+            }
+            return out
+        }
+
+        @Test("monitor --target -23: a -23 LUFS tone through the pipe source reads short-term -23 +-0.15")
+        func monitorReadsTheTone() throws {
+            let server = try Live.server()
+            Fifo.drain(server.fifo)
+            let p = try pulsemeter(["monitor", "-d", "pipesrc", "-f", "ndjson", "--target", "-23", "--duration", "6", "--fps", "10"],
+                                   server: server)
+            defer { p.kill() }
+            let first = try #require(p.readLine(timeout: 15), "no start line; stderr: \(p.stderrText)")
+            let start = try JSONLine(first)
+            #expect(start.type == "start" && start.object["loudness"] as? Bool == true)
+            let feeder = server.startFeeding(Self.tone(seconds: 6, lufs: -23), speed: 3)
+            defer { server.stopFeeding(feeder) }
+            let lines = try parseLines(p.readToEnd(timeout: 30))
+            #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+            let frames = lines.filter { $0.type == "frame" }
+            let steady = frames.filter { ($0.int("pos") ?? 0) >= 3 * 48000 }
+            #expect(steady.count >= 25)
+            for f in steady {
+                let s = try #require(f.double("lufs_s"))
+                #expect(abs(s - -23) <= 0.15, "lufs_s \(s) at \(f.int("pos") ?? -1)")
+                #expect(abs((f.double("lufs_m") ?? 0) - -23) <= 0.15)
+            }
+            let end = try #require(lines.last)
+            #expect(end.type == "end" && end.int("dropped") == 0)
+            let i = try #require(end.double("lufs_i"))
+            #expect(abs(i - -23) <= 0.15)
+            #expect(end.double("target_lufs") == -23 && abs((end.double("gain_db") ?? 99) - (-23 - i)) <= 0.011)
+            // True peak of a -23 dBFS sine at 1 kHz (48 samples a period, so the samples come
+            // within 0.02 dB of the peak).
+            for tp in end.doubles("true_peak_db") ?? [] { #expect(abs(tp - -23) <= 0.2) }
+        }
+
+        @Test("play --loudness: the same loudness as analyze --loudness of the file")
+        func playEqualsAnalyze() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("lplay")
+            defer { Live.removeTree(dir) }
+            let file = dir + "/tone.wav"
+            // A tone that steps from -30 to -18 LUFS: a range, a changing short-term.
+            try writeWav(Self.tone(seconds: 1.5, lufs: -30) + Self.tone(seconds: 1.5, lufs: -18), to: file)
+            let play = try pulsemeter(["play", file, "-d", "vsink", "--loudness"], server: server)
+            let played = try parseLines(play.readToEnd(timeout: 20))
+            #expect(play.wait(timeout: 5) == 0, "stderr: \(play.stderrText)")
+            let a = try pulsemeter(["analyze", file, "--loudness", "-f", "ndjson"], server: nil)
+            let analyzed = try parseLines(a.readToEnd(timeout: 20))
+            #expect(a.wait(timeout: 5) == 0, "stderr: \(a.stderrText)")
+            let pf = played.filter { $0.type == "frame" }, af = analyzed.filter { $0.type == "frame" }
+            #expect(pf.count == af.count && !pf.isEmpty)
+            for (p, q) in zip(pf, af) {
+                for key in ["lufs_m", "lufs_s", "lufs_i"] { #expect(p.double(key) == q.double(key), "\(key) at \(p.int("pos") ?? -1)") }
+            }
+            let pe = try #require(played.last), ae = try #require(analyzed.last)
+            for key in ["lufs_i", "lra", "max_lufs_m", "max_lufs_s"] { #expect(pe.double(key) == ae.double(key), "\(key)") }
+            #expect(pe.doubles("true_peak_db") == ae.doubles("true_peak_db"))
+            #expect(abs((ae.double("max_lufs_m") ?? 0) - -18) <= 0.2, "the loud half's momentary loudness")
+        }
+    }
+}
