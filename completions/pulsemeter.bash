@@ -8,11 +8,12 @@ _pulsemeter_commands="monitor record analyze waveform play devices help"
 _pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target -h --help"
 _pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --record --bitrate"
 _pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect --bitrate --split --trigger --hold --pre-roll"
-_pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw"
-_pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --raw -r --rate -c --channels -h --help"
+_pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered"
+_pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw --frames $_pulsemeter_many_opts"
+_pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --raw -r --rate -c --channels -h --help $_pulsemeter_many_opts"
 _pulsemeter_opts_play="-d --device -f --format -o --output --loudness --target -h --help"
 _pulsemeter_opts_devices="--json --sinks -h --help"
-_pulsemeter_flags="-h --help --reconnect --json --sinks --events --loudness"
+_pulsemeter_flags="-h --help --reconnect --json --sinks --events --loudness -0 --null --unordered --frames"
 
 # Audio files the decoders read (libsndfile, and ffmpeg for the rest).
 _pulsemeter_audio_ext='@(wav|WAV|flac|FLAC|ogg|OGG|oga|opus|mp3|MP3|aif|aiff|AIFF|aifc|caf|au|snd|w64|rf64|voc|m4a|M4A|aac|mp4|mkv|webm|wma|amr)'
@@ -84,7 +85,8 @@ _pulsemeter() {
         else
           COMPREPLY=($(compgen -W "$(_pulsemeter_devices source)"$'\n'"@DEFAULT_SOURCE@"$'\n'"@DEFAULT_MONITOR@" -- "$cur"))
         fi ;;
-      -o|--output|--record) _pulsemeter_files "" ;;
+      -o|--output|--record|--files-from|--files-from0) _pulsemeter_files "" ;;
+      -j|--jobs) COMPREPLY=($(compgen -W "1 2 4 8 $(nproc 2>/dev/null)" -- "$cur")) ;;
       -c|--channels) COMPREPLY=($(compgen -W "1 2" -- "$cur")) ;;
       -r|--rate) COMPREPLY=($(compgen -W "8000 16000 22050 44100 48000 96000" -- "$cur")) ;;
       --fft-size) COMPREPLY=($(compgen -W "512 1024 2048 4096 8192 16384" -- "$cur")) ;;

@@ -87,6 +87,16 @@ complete -c pulsemeter -n '__pulsemeter_command record' -l pre-roll -x -d 'audio
 complete -c pulsemeter -n '__pulsemeter_command analyze waveform' -l raw -x -a 's16le s24le s32le f32le' -d 'PCM layout on stdin'
 complete -c pulsemeter -n '__pulsemeter_command analyze waveform play' -a '(__pulsemeter_audio_files)'
 
+# many files: analyze, waveform
+set -l many '__pulsemeter_command analyze waveform'
+complete -c pulsemeter -n $many -l files-from -r -F -d 'more files, one a line (- for stdin)'
+complete -c pulsemeter -n $many -l files-from0 -r -F -d 'more files, NUL-separated (- for stdin)'
+complete -c pulsemeter -n $many -s 0 -l null -d '--files-from lists are NUL-separated'
+complete -c pulsemeter -n $many -s j -l jobs -x -d 'files at once'
+complete -c pulsemeter -n $many -l shard -x -d 'only list positions K, K+N, ... (K/N)'
+complete -c pulsemeter -n $many -l unordered -d 'each line as its file finishes'
+complete -c pulsemeter -n '__pulsemeter_command analyze' -l frames -d 'many files: also start and frame lines'
+
 # waveform
 set -l wave '__pulsemeter_command waveform'
 complete -c pulsemeter -n $wave -s n -l bars -x -d 'number of bars'

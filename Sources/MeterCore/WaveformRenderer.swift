@@ -2,8 +2,9 @@
 /// client can show as is. Pure string building.
 public enum WaveformRenderer {
     /// `{"version":1,"rate":..,"channels":..,"frames":F,"duration":..,"bars":N,"floor_db":..,
-    /// "rms_db":[..],"peak_db":[..],"levels":[..]}` and a newline.
-    public static func json(_ w: Waveform) -> String {
+    /// "rms_db":[..],"peak_db":[..],"levels":[..]}` and a newline; with `file` (many-file runs)
+    /// also `"file"`.
+    public static func json(_ w: Waveform, file: String? = nil) -> String {
         let b = JSONLineBuilder()
         b.byte(UInt8(ascii: "{"))
         b.field("version", 1)
@@ -16,6 +17,7 @@ public enum WaveformRenderer {
         b.field("rms_db", w.rmsDb, decimals: 2)
         b.field("peak_db", w.peakDb, decimals: 2)
         b.field("levels", w.levels, decimals: 4)
+        if let file { b.field("file", file) }
         b.raw("}\n")
         return String(decoding: b.bytes, as: UTF8.self)
     }

@@ -13,6 +13,10 @@ public enum OSThread {
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 
+    /// The processors online (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1: the default number
+    /// of workers.
+    public static var onlineProcessors: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
     /// Runs `body` on a new thread named `role` (at most 15 bytes are kept). A thread that
     /// cannot be created is an error: running the body inline instead would deadlock any
     /// caller that waits on it.

@@ -4,9 +4,10 @@ import MeterIO
 /// `pulsemeter analyze FILE|- [OPTIONS]`: a file (or raw PCM on stdin) through the one meter
 /// pipeline, as fast as it decodes.
 enum AnalyzeCommand {
-    static let specs = MeterOptions.specs + [OptionSpec("--raw")]
+    static let specs = MeterOptions.specs + ManyFiles.specs + [OptionSpec("--raw"), OptionSpec("--frames", value: false)]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
+        if ManyFiles.requested(a) { return try runMany(a) }
         _ = try a.requirePositionals(["FILE|-"])
         let input = a.positionalPaths[0]
         Signals.installStopHandlers()  // Ctrl-C and SIGTERM: finish with the end line, exit 0
@@ -32,37 +33,16 @@ enum AnalyzeCommand {
             sink = AnsiSummarySink(output: output, width: Terminal.size(fd: output.fd)?.columns ?? 80,
                                    color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         }
-        let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
-        let loudness = settings.loudness ? try EBUR128Loudness(rate: settings.rate, channels: settings.channels) : nil
-        let pipeline = try MeterPipeline(settings: settings, transform: transform, loudnessReference: loudness)
-        let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
-        // Two cores: decoding on one thread, levels on this one, band transforms, encoding and
-        // output on a third (the same computations, scheduled apart).
-        let readAhead = ReadAheadSource(limited, cancellation: cancellation)
-        defer { readAhead.stop() }
-        var deferred: DeferredBands?
-        if let transform {
-            // One FFTW plan: with deferBands the pipeline never runs it; only the output thread does.
-            deferred = try DeferredBands(settings: settings, transform: transform)
-            pipeline.deferBands = true
-        }
-        let background = BackgroundSink(sink, bands: deferred)
-        // A slow pipe: what is analysed goes out before the analysis sleeps for more input.
-        readAhead.whenStarved = { background.flush() }
         // On a terminal, one progress line on stderr, replaced by what follows (the summary, an
         // error); not when NDJSON goes to that terminal (it would split its lines), and nothing
         // off a terminal.
         let progress = ProgressLine(enabled: Terminal.isTerminal(2) && !(format == .ndjson && output.isTerminal))
         defer { progress.clear() }
-        var outputSink: any FrameSink = background
-        if progress.isActive {
-            let declared = (source as? any AudioFileSource).map(\.declaredFrames).flatMap { $0 > 0 ? $0 : nil }
-            outputSink = ProgressSink(background, line: progress, label: input.isDash ? "stdin" : input.lastComponent.description,
-                                      totalFrames: [declared, limit].compactMap { $0 }.min())
-        }
+        let label = input.isDash ? "stdin" : input.lastComponent.description
         let summary: StreamSummary
         do {
-            summary = try pipeline.run(source: readAhead, sink: outputSink, shouldStop: { cancellation.isCancelled })
+            summary = try meter(source, settings: settings, limit: limit, sink: sink, cancellation: cancellation,
+                                progress: progress.isActive ? (progress, label) : nil)
         } catch is OutputClosed {
             return 0
         }
@@ -74,6 +54,67 @@ enum AnalyzeCommand {
             CLI.warn("stdin ended inside a frame: ignored the last \(raw.trailingBytes) bytes (a frame is \(raw.format.bytesPerSample * raw.channels) bytes)")
         }
         return 0
+    }
+}
+
+extension AnalyzeCommand {
+    /// One source through the one meter pipeline into `sink`, as every analyze run does it
+    /// (single file, stdin, each file of a many-file run): decoding read ahead on its own
+    /// thread, levels on this one, band transforms, encoding and output on a third (the same
+    /// computations, scheduled apart).
+    @discardableResult
+    static func meter(_ source: any SampleBlockSource, settings: MeterSettings, limit: Int?, sink: any FrameSink,
+                      cancellation: Cancellation, progress: (line: ProgressLine, label: String)? = nil) throws -> StreamSummary {
+        let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
+        let loudness = settings.loudness ? try EBUR128Loudness(rate: settings.rate, channels: settings.channels) : nil
+        let pipeline = try MeterPipeline(settings: settings, transform: transform, loudnessReference: loudness)
+        let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
+        let readAhead = ReadAheadSource(limited, cancellation: cancellation)
+        defer { readAhead.stop() }
+        var deferred: DeferredBands?
+        if let transform {
+            // One FFTW plan: with deferBands the pipeline never runs it; only the output thread does.
+            deferred = try DeferredBands(settings: settings, transform: transform)
+            pipeline.deferBands = true
+        }
+        let background = BackgroundSink(sink, bands: deferred)
+        // A slow pipe: what is analysed goes out before the analysis sleeps for more input.
+        readAhead.whenStarved = { background.flush() }
+        var outputSink: any FrameSink = background
+        if let progress {
+            let declared = (source as? any AudioFileSource).map(\.declaredFrames).flatMap { $0 > 0 ? $0 : nil }
+            outputSink = ProgressSink(background, line: progress.line, label: progress.label,
+                                      totalFrames: [declared, limit].compactMap { $0 }.min())
+        }
+        return try pipeline.run(source: readAhead, sink: outputSink, shouldStop: { cancellation.isCancelled })
+    }
+
+    /// `analyze FILE FILE...`, `--files-from`: each file's end line (with `--frames` all its
+    /// lines), carrying `file`, from the same `meter` a single-file run uses. A file damaged
+    /// part way gives its error line (65) instead, whose message says how far it was read.
+    static func runMany(_ a: ParsedArguments) throws -> Int32 {
+        if a.has("raw") || a.has("rate") || a.has("channels") {
+            throw PulsemeterError(.usage, "--raw, --rate and --channels apply to raw stdin (analyze - ...); files have their own")
+        }
+        if try MeterOptions.format(a, outputIsTerminal: false) != .ndjson {
+            throw PulsemeterError(.usage, "--format ansi is not allowed with many files: they give one NDJSON line each; drop --format")
+        }
+        _ = try MeterOptions.settings(a)  // option values checked once, before any file
+        Signals.installStopHandlers()  // Ctrl-C: the files finished so far are written, exit 0
+        let cancellation = Cancellation()
+        try Signals.cancelOnStop(cancellation)
+        let frames = a.flag("frames")
+        return try ManyFiles.run(a, cancellation: cancellation) { path in
+            ManyFiles.outcome(cancellation, command: "analyze") {
+                let source = try AudioFile.open(path, cancellation: cancellation)
+                let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
+                let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
+                let sink = FileLinesSink(file: path.string, frames: frames)
+                let summary = try meter(source, settings: settings, limit: limit, sink: sink, cancellation: cancellation)
+                if let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file) }
+                return sink.bytes
+            }
+        }
     }
 }
 

@@ -49,9 +49,21 @@ enum Help {
 
     """
 
+    /// The many-file options of analyze and waveform.
+    static let manyOptions = """
+          --files-from LIST  more files, one a line (- : stdin), after the arguments
+          --files-from0 LIST the same, NUL-separated (find -print0)
+      -0, --null             --files-from lists are NUL-separated
+      -j, --jobs N           files at once                   [number of cores]
+          --shard K/N        only list positions K, K+N, K+2N, ... (array jobs)
+          --unordered        each line as its file finishes, not in list order
+
+    """
+
     static let command: [String: String] = [
         "analyze": """
         usage: pulsemeter analyze FILE [OPTIONS]
+               pulsemeter analyze FILE FILE... | --files-from LIST [OPTIONS]
                pulsemeter analyze - --raw s16le|s24le|s32le|f32le -r HZ -c N [OPTIONS]
 
         Runs a sound file (WAV, FLAC, AIFF, Ogg Vorbis, Opus, MP3: whatever libsndfile reads;
@@ -62,9 +74,13 @@ enum Help {
         options:
         \(meterOptions)      --raw FMT          PCM layout on stdin: s16le, s24le, s32le or f32le
 
+        many files (one NDJSON end line per file, carrying "file"):
+        \(manyOptions)      --frames           also each file's start and frame lines
+
         examples:
           pulsemeter analyze voice.wav -f ndjson | jq -c 'select(.type=="end")'
           pulsemeter analyze episode.flac --target -16 -f ndjson | jq '.gain_db // empty'
+          find archive -name '*.flac' -print0 | pulsemeter analyze --files-from0 - --bands 8
           parec --format=s16le --rate=48000 --channels=2 | pulsemeter analyze - --raw s16le -r 48000 -c 2
           ffmpeg -i in.mkv -f f32le -ac 2 -ar 48000 - | pulsemeter analyze - --raw f32le -r 48000 -c 2 --bands 32
 
@@ -143,6 +159,7 @@ enum Help {
         "waveform": """
         usage: pulsemeter waveform FILE [--bars N] [--format json|svg|ansi] [--floor DB] [OPTIONS]
                pulsemeter waveform - --raw s16le|s24le|s32le|f32le -r HZ -c N [OPTIONS]
+               pulsemeter waveform FILE FILE... | --files-from LIST [--bars N] [OPTIONS]
 
         Summarizes a file (m4a and others through ffmpeg, as analyze) or raw PCM on stdin
         into N bars: bar i covers frames [floor(i*F/N), floor((i+1)*F/N)).
@@ -157,8 +174,11 @@ enum Help {
           svg:  --width PX [300]  --height PX [48]  --color CSS [#4a90e2]
                 --gap PX  --radius PX  --played FRACTION  --played-color CSS [#1a5fb4]
 
+        many files (one JSON object per file, carrying "file"):
+        \(manyOptions)
         examples:
           pulsemeter waveform voice.ogg --bars 48
+          pulsemeter waveform --bars 48 inbox/*.ogg > waveforms.ndjson
           pulsemeter waveform voice.ogg --bars 48 --format svg --played 0.3 > voice.svg
 
         """,

@@ -11,14 +11,16 @@ enum WaveformCommand {
         OptionSpec("--color"), OptionSpec("--gap"), OptionSpec("--radius"),
         OptionSpec("--played"), OptionSpec("--played-color"),
         OptionSpec("-h", "--help", value: false),
-    ] + RawInput.specs
+    ] + RawInput.specs + ManyFiles.specs
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
-        _ = try a.requirePositionals(["FILE|-"])
-        let path = a.positionalPaths[0]
-        if !path.isDash { try RawInput.rejectLayout(a, file: path) }
+        let many = ManyFiles.requested(a)
+        if !many { _ = try a.requirePositionals(["FILE|-"]) }
         let bars = try a.int("bars", in: 1...1_000_000, what: "use 1 to 1000000 bars") ?? 64
         let format = try a.choice("format", ["json", "svg", "ansi"]) ?? "json"
+        if many && format != "json" {
+            throw PulsemeterError(.usage, "--format \(format) is not allowed with many files: they give one JSON line each; drop --format")
+        }
         let floorDb = try a.double("floor", what: "use a negative dB value from -160 up to below 0, e.g. -60", valid: { $0 < 0 && $0 >= -160 }) ?? -60
         var style = WaveformRenderer.SVGStyle()
         style.width = try a.double("width", what: "use a width in px above 0", valid: { $0 > 0 && $0 <= 100_000 }) ?? style.width
@@ -29,6 +31,17 @@ enum WaveformCommand {
         if let c = a.string("color") { style.color = try cssColor(c, option: "color") }
         if let c = a.string("played-color") { style.playedColor = try cssColor(c, option: "played-color") }
 
+        if many {
+            // One JSON object per file, each carrying "file", from the same compute.
+            Signals.installStopHandlers()  // Ctrl-C: the files finished so far are written, exit 0
+            let cancellation = Cancellation()
+            try Signals.cancelOnStop(cancellation)
+            return try ManyFiles.run(a, cancellation: cancellation) { path in
+                ManyFiles.outcome(cancellation, command: "waveform") { Array(WaveformRenderer.json(try compute(path: path, bars: bars, floorDb: floorDb), file: path.string).utf8) }
+            }
+        }
+        let path = a.positionalPaths[0]
+        if !path.isDash { try RawInput.rejectLayout(a, file: path) }
         let waveform: Waveform
         if path.isDash {
             let raw = try RawInput.layout(a)

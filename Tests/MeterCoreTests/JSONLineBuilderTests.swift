@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct JSONLineBuilderTests {
     static func fmt(_ v: Double, _ decimals: Int) -> String {
-        var b = JSONLineBuilder()
+        let b = JSONLineBuilder()
         b.number(v, decimals: decimals)
         return String(decoding: b.bytes, as: UTF8.self)
     }
@@ -76,7 +76,7 @@ import Testing
     @Test func integers() {
         for (v, s) in [(0, "0"), (7, "7"), (-7, "-7"), (48000, "48000"), (Int.max, "9223372036854775807"),
                        (Int.min, "-9223372036854775808"), (1_000_000, "1000000")] {
-            var b = JSONLineBuilder()
+            let b = JSONLineBuilder()
             b.int(v)
             #expect(String(decoding: b.bytes, as: UTF8.self) == s)
         }
@@ -95,7 +95,7 @@ import Testing
             ("/tmp/a b/c.wav", "\"/tmp/a b/c.wav\""),
         ]
         for (input, expected) in cases {
-            var b = JSONLineBuilder()
+            let b = JSONLineBuilder()
             b.string(input)
             let out = String(decoding: b.bytes, as: UTF8.self)
             #expect(out == expected)
@@ -104,7 +104,7 @@ import Testing
         }
         // Every control character round-trips.
         let all = String((UInt8(0)..<UInt8(0x20)).map { Character(Unicode.Scalar($0)) }) + "\u{7F}\""
-        var b = JSONLineBuilder()
+        let b = JSONLineBuilder()
         b.string(all)
         let wrapped: [UInt8] = Array("[".utf8) + b.bytes + Array("]".utf8)
         let parsed = try JSONSerialization.jsonObject(with: Data(wrapped)) as? [String]
@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test func numbersArrayAndReset() throws {
-        var b = JSONLineBuilder()
+        let b = JSONLineBuilder()
         b.numbers([-160, -3.0103, 0, -0.0, 12.3456], decimals: 2)
         #expect(String(decoding: b.bytes, as: UTF8.self) == "[-160.0,-3.01,0.0,0.0,12.35]")
         b.reset()

@@ -1,0 +1,38 @@
+/// One file's output in a many-file `analyze`: its `end` line carrying `file` (with `frames`,
+/// every line before it too: start, frames and their events), collected as bytes for the
+/// ordered writer. The lines are the single-file run's, from the same `NDJSONSink`.
+public final class FileLinesSink: FrameSink {
+    /// The lines so far.
+    public var bytes: [UInt8] { collected.bytes }
+    private let collected = Collected()
+    private let lines: NDJSONSink
+    private let file: String
+    private let frames: Bool
+
+    public init(file: String, frames: Bool) {
+        self.file = file
+        self.frames = frames
+        lines = NDJSONSink(output: collected)
+    }
+
+    public func start(_ info: StreamInfo) throws {
+        if frames { try lines.start(info) }
+    }
+
+    public func frame(_ frame: MeterFrame) throws {
+        if frames { try lines.frame(frame) }
+    }
+
+    public func end(_ summary: StreamSummary) throws {
+        var s = summary
+        s.file = file
+        if !frames { s.events = [] }  // event lines come with the frame lines they belong to
+        try lines.end(s)
+    }
+
+    /// The bytes written to it, kept.
+    private final class Collected: ByteOutput {
+        var bytes: [UInt8] = []
+        func write(_ b: [UInt8]) throws { bytes += b }
+    }
+}

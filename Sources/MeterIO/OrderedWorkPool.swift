@@ -1,0 +1,146 @@
+import Glibc
+
+/// Runs jobs on a fixed number of worker threads and hands each result to the calling thread,
+/// in job order (or, unordered, as each finishes). Memory is bounded by the worker count,
+/// never by the number of jobs: a worker takes a job only while fewer than `workers` jobs are
+/// taken and not yet delivered, so at most `workers` results exist at once, finished or not (a
+/// slow file at the head of the order makes the others wait, it does not make them pile up).
+///
+/// `next` is called under the pool's lock, one call at a time, from the worker threads (it may
+/// block reading a list from stdin). `deliver` runs on the caller's thread, outside the lock;
+/// its first error stops the hand-out of new jobs, waits for the running ones, and is rethrown.
+///
+/// One `pthread_mutex_t` and one `pthread_cond_t` (`pthread_cond_wait`/`_broadcast`): the
+/// waits are on conditions of the shared state, which ThreadSanitizer also understands.
+public enum OrderedWorkPool {
+    /// - Parameters:
+    ///   - workers: threads, at least 1; also the most jobs taken and not yet delivered.
+    ///   - ordered: deliver in the order `next` gave the jobs.
+    ///   - shouldStop: polled before each hand-out (Ctrl-C).
+    ///   - work: runs on a worker thread; the second argument is the job's position.
+    ///   - deliver: the job's position, the job and its output, on the caller's thread.
+    public static func run<Job: Sendable, Output: Sendable>(
+        workers: Int, ordered: Bool,
+        shouldStop: @escaping @Sendable () -> Bool,
+        next: @escaping @Sendable () -> Job?,
+        work: @escaping @Sendable (Job, Int) -> Output,
+        deliver: (Int, Job, Output) throws -> Void
+    ) throws {
+        let count = max(1, workers)
+        let shared = Shared<Job, Output>()
+        var started = 0
+        for _ in 0..<count {
+            do {
+                try OSThread.spawn(role: "pm-files") { [shared] in
+                    while let (position, job) = shared.take(limit: count, shouldStop: shouldStop, next: next) {
+                        let output = work(job, position)
+                        shared.finish(position, job, output)
+                    }
+                }
+                started += 1
+            } catch {
+                // Out of threads: go on with the workers that started, if any.
+                if started == 0 { throw error }
+                break
+            }
+        }
+        var nextPosition = 0
+        var failure: Error?
+        while let (position, job, output) = shared.waitForResult(ordered ? nextPosition : nil, workers: started) {
+            nextPosition += 1
+            if failure == nil {
+                do {
+                    try deliver(position, job, output)
+                } catch {
+                    failure = error
+                    shared.cancel()
+                }
+            }
+            shared.delivered()
+        }
+        if let failure { throw failure }
+    }
+
+    /// The pool's state behind its one mutex and condition, shared by the workers and the caller.
+    private final class Shared<Job, Output>: @unchecked Sendable {
+        // Sendable by its mutex: every field below is read and written with `mutex` held.
+        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        private var taken = 0
+        private var outstanding = 0  // taken and not yet delivered
+        private var exhausted = false
+        private var cancelled = false
+        private var results: [Int: (job: Job, output: Output)] = [:]
+        private var workersDone = 0
+
+        init() {
+            pthread_mutex_init(mutex, nil)
+            pthread_cond_init(changed, nil)
+        }
+
+        deinit {
+            pthread_cond_destroy(changed)
+            pthread_mutex_destroy(mutex)
+            mutex.deallocate()
+            changed.deallocate()
+        }
+
+        private func locked<R>(_ body: () -> R) -> R {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return body()
+        }
+
+        /// A worker's next job and its position; nil when there is none (the worker exits).
+        func take(limit: Int, shouldStop: () -> Bool, next: () -> Job?) -> (Int, Job)? {
+            locked {
+                while outstanding >= limit && !exhausted && !cancelled { pthread_cond_wait(changed, mutex) }
+                if !exhausted && !cancelled && !shouldStop(), let job = next() {
+                    defer { taken += 1 }
+                    outstanding += 1
+                    return (taken, job)
+                }
+                exhausted = true
+                workersDone += 1
+                pthread_cond_broadcast(changed)
+                return nil
+            }
+        }
+
+        func finish(_ position: Int, _ job: Job, _ output: Output) {
+            locked {
+                results[position] = (job, output)
+                pthread_cond_broadcast(changed)
+            }
+        }
+
+        /// The result at `position` (or any, when nil), waiting for it; nil once every worker
+        /// has exited and every result has been handed out.
+        func waitForResult(_ position: Int?, workers: Int) -> (Int, Job, Output)? {
+            locked {
+                while true {
+                    if let key = position ?? results.keys.min(), let r = results.removeValue(forKey: key) {
+                        return (key, r.job, r.output)
+                    }
+                    if workersDone == workers && results.isEmpty { return nil }
+                    pthread_cond_wait(changed, mutex)
+                }
+            }
+        }
+
+        /// One result written: a worker may take another job.
+        func delivered() {
+            locked {
+                outstanding -= 1
+                pthread_cond_broadcast(changed)
+            }
+        }
+
+        func cancel() {
+            locked {
+                cancelled = true
+                pthread_cond_broadcast(changed)
+            }
+        }
+    }
+}

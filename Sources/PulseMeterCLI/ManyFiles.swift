@@ -1,0 +1,162 @@
+import Glibc
+import MeterCore
+import MeterIO
+import Synchronization
+
+/// `analyze FILE...` and `waveform FILE...`: many files in one run (CONTRACT.md "Many files").
+///
+/// The list is the positionals, then `--files-from` (one a line; `-0`/`--null` or
+/// `--files-from0` for NUL-separated), cut to `--shard K/N`. `-j N` workers run the command's
+/// own single-file code on one file each (`OrderedWorkPool`); each file's output comes back as
+/// its lines and is written whole, in list order (`--unordered`: as each finishes). A file that
+/// fails gives an `error` line and the rest go on; the exit status is the first failure's code.
+enum ManyFiles {
+    static let specs: [OptionSpec] = [
+        OptionSpec("--files-from"), OptionSpec("--files-from0"), OptionSpec("-0", "--null", value: false),
+        OptionSpec("-j", "--jobs"), OptionSpec("--shard"), OptionSpec("--unordered", value: false),
+    ]
+
+    /// What one file gave: its output lines, a failure, or nothing (stopped by Ctrl-C).
+    enum Outcome: Sendable {
+        case lines([UInt8])
+        case failed(PulsemeterError)
+        case interrupted
+    }
+
+    /// True when the command line asks for the many-file mode: more than one file, or a list,
+    /// or a shard (then even one file or none gives one line per file).
+    static func requested(_ a: ParsedArguments) -> Bool {
+        a.positionals.count > 1 || a.has("files-from") || a.has("files-from0") || a.has("shard")
+    }
+
+    /// Runs `perFile` over the list and writes the lines; returns the exit status.
+    /// `cancellation` (Ctrl-C, SIGTERM) stops the hand-out of files; `perFile` gets it too.
+    static func run(_ a: ParsedArguments, cancellation: Cancellation,
+                    perFile: @escaping @Sendable (FilePath) -> Outcome) throws -> Int32 {
+        if a.positionals.contains("-") {
+            throw PulsemeterError(.usage, "- (raw PCM on stdin) is one stream, not a list entry; give file names, or a list with --files-from -")
+        }
+        if a.has("files-from") && a.has("files-from0") {
+            throw PulsemeterError(.usage, "--files-from and --files-from0 both given; use one list (--files-from0 is --files-from with -0)")
+        }
+        let jobs = try a.int("jobs", in: 1...1024, what: "use 1 to 1024 files at once") ?? OSThread.onlineProcessors
+        MallocArenas.limit(to: jobs)  // memory flat in the number of files (see MallocArenas)
+        let shard = try self.shard(a)
+        var reader: PathListReader?
+        if let list = a.path("files-from") ?? a.path("files-from0") {
+            reader = try PathListReader(path: list, nulSeparated: a.flag("null") || a.has("files-from0"))
+        }
+        let list = FileList(positionals: a.positionalPaths, reader: reader, shard: shard)
+        let output = try OutputChoice.open(a)
+        let progress = FileProgress(total: list.total)
+
+        var firstFailure: (position: Int, code: Int32)?
+        do {
+            try OrderedWorkPool.run(
+                workers: jobs, ordered: !a.flag("unordered"),
+                shouldStop: { cancellation.isCancelled },
+                next: { list.next() },
+                work: { path, _ in perFile(path) },
+                deliver: { position, path, outcome in
+                    switch outcome {
+                    case .lines(let bytes):
+                        try output.write(bytes)
+                    case .failed(let e):
+                        if firstFailure == nil || position < firstFailure!.position { firstFailure = (position, e.exitCode) }
+                        try output.write(errorLine(path, e))
+                    case .interrupted:
+                        return
+                    }
+                    progress.advance()
+                })
+        } catch is OutputClosed {
+            progress.clear()
+            return 0
+        }
+        progress.clear()
+        if let e = list.failure { throw e }
+        return firstFailure?.code ?? 0
+    }
+
+    /// Runs one file's work: its lines, its error as an `error` line, or nothing when Ctrl-C
+    /// stopped it part way (its numbers would be of part of the file).
+    static func outcome(_ cancellation: Cancellation, command: String, _ body: () throws -> [UInt8]) -> Outcome {
+        do {
+            let bytes = try body()
+            return cancellation.isCancelled ? .interrupted : .lines(bytes)
+        } catch let e as AudioFile.DecoderMissing {
+            return .failed(RawInput.decoderMissing(e, command: command))
+        } catch {
+            return .failed(ErrorWording.userError(error) ?? PulsemeterError(.io, "\(error)"))
+        }
+    }
+
+    /// `{"type":"error","file":..,"code":..,"message":..}` and a newline.
+    static func errorLine(_ path: FilePath, _ e: PulsemeterError) -> [UInt8] {
+        let b = JSONLineBuilder()
+        b.raw("{\"type\":\"error\"")
+        b.field("file", path.string)
+        b.field("code", Int(e.exitCode))
+        b.field("message", e.message)
+        b.raw("}\n")
+        return b.bytes
+    }
+
+    /// `--shard K/N` as (K, N), 1 <= K <= N.
+    static func shard(_ a: ParsedArguments) throws(PulsemeterError) -> (index: Int, count: Int)? {
+        guard let raw = a.string("shard") else { return nil }
+        let parts = raw.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, n <= 1_000_000, k >= 1, k <= n else {
+            throw PulsemeterError(.usage, "--shard \(raw) is not allowed: use K/N with 1 <= K <= N (task K of N), e.g. --shard 2/4")
+        }
+        return (k, n)
+    }
+}
+
+/// The files of a many-file run, in list order, cut to a shard; read one at a time by the
+/// worker pool (under its lock), so a list from stdin is streamed, never held whole.
+final class FileList: @unchecked Sendable {
+    // Only `OrderedWorkPool`'s `next`, called under the pool's lock, touches the mutable state.
+    private var positionals: ArraySlice<FilePath>
+    private let reader: PathListReader?
+    private let shard: (index: Int, count: Int)?
+    private var listPosition = 0
+    private let failureBox = Mutex<PulsemeterError?>(nil)
+
+    init(positionals: [FilePath], reader: PathListReader?, shard: (index: Int, count: Int)?) {
+        self.positionals = positionals[...]
+        self.reader = reader
+        self.shard = shard
+    }
+
+    /// A reading error of the list (exit 74), reported after the files read so far.
+    var failure: PulsemeterError? { failureBox.withLock { $0 } }
+
+    /// The number of files this run will take, when the list's length is known up front.
+    var total: Int? {
+        guard reader == nil || reader!.knownCount != nil else { return nil }
+        let all = positionals.count + (reader?.knownCount ?? 0)
+        guard let shard else { return all }
+        return all >= shard.index ? (all - shard.index) / shard.count + 1 : 0
+    }
+
+    /// The next file of this shard, or nil at the end of the list.
+    func next() -> FilePath? {
+        while let path = nextOfList() {
+            listPosition += 1
+            if let shard, (listPosition - shard.index) % shard.count != 0 { continue }
+            return path
+        }
+        return nil
+    }
+
+    private func nextOfList() -> FilePath? {
+        if let p = positionals.popFirst() { return p }
+        do {
+            return try reader?.next()
+        } catch {
+            failureBox.withLock { $0 = error }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Glibc
+import MeterIO
+import Synchronization
+import Testing
+
+/// The many-file worker pool: every job once, results in order (or all of them unordered), and
+/// never more than `workers` jobs taken but not yet delivered (memory bounded by the workers).
+@Suite struct OrderedWorkPoolTests {
+    /// Jobs 0..<count handed out by a counter, as FileList does under the pool's lock.
+    final class Counter: @unchecked Sendable {
+        // Touched only by `next`, which the pool calls under its lock.
+        var value = 0
+        let count: Int
+        init(_ count: Int) { self.count = count }
+        func next() -> Int? {
+            guard value < count else { return nil }
+            defer { value += 1 }
+            return value
+        }
+    }
+
+    @Test("ordered: every job once, in order, at most N outstanding", arguments: [1, 2, 3, 8])
+    func ordered(workers: Int) throws {
+        let counter = Counter(300)
+        let taken = Atomic<Int>(0)
+        let maxOutstanding = Atomic<Int>(0)
+        var delivered: [Int] = []
+        try OrderedWorkPool.run(
+            workers: workers, ordered: true, shouldStop: { false },
+            next: { counter.next() },
+            work: { job, position in
+                taken.add(1, ordering: .acquiringAndReleasing)
+                // Uneven work: some jobs take much longer, so later ones finish first.
+                if job % 7 == 0 { usleep(2000) } else if job % 3 == 0 { usleep(300) }
+                return (job, position)
+            },
+            deliver: { position, job, output in
+                #expect(output.0 == job && output.1 == position && job == position)
+                delivered.append(job)
+                let outstanding = taken.load(ordering: .acquiring) - delivered.count + 1
+                if outstanding > maxOutstanding.load(ordering: .relaxed) { maxOutstanding.store(outstanding, ordering: .relaxed) }
+            })
+        #expect(delivered == Array(0..<300))
+        #expect(maxOutstanding.load(ordering: .relaxed) <= workers, "jobs taken but not delivered exceeded the worker count")
+    }
+
+    @Test("unordered: every job exactly once")
+    func unordered() throws {
+        let counter = Counter(200)
+        var delivered: [Int] = []
+        try OrderedWorkPool.run(
+            workers: 4, ordered: false, shouldStop: { false },
+            next: { counter.next() },
+            work: { job, _ in
+                if job % 5 == 0 { usleep(1000) }
+                return job * 2
+            },
+            deliver: { _, job, output in
+                #expect(output == job * 2)
+                delivered.append(job)
+            })
+        #expect(delivered.sorted() == Array(0..<200))
+    }
+
+    @Test("an empty list delivers nothing; a stop request hands out no more jobs")
+    func emptyAndStop() throws {
+        var count = 0
+        try OrderedWorkPool.run(workers: 3, ordered: true, shouldStop: { false }, next: { nil as Int? },
+                                work: { $0 + $1 }, deliver: { _, _, _ in count += 1 })
+        #expect(count == 0)
+        let stop = Atomic<Bool>(false)
+        let counter = Counter(1000)
+        try OrderedWorkPool.run(
+            workers: 2, ordered: true, shouldStop: { stop.load(ordering: .acquiring) },
+            next: { counter.next() }, work: { job, _ in job },
+            deliver: { _, job, _ in
+                count += 1
+                if job == 10 { stop.store(true, ordering: .releasing) }
+            })
+        #expect(count >= 11 && count <= 13, "after the stop only the jobs already taken are delivered")
+    }
+
+    struct Stop: Error {}
+
+    @Test("a delivery error stops the hand-out and is rethrown after the running jobs")
+    func deliveryError() {
+        let counter = Counter(1000)
+        var count = 0
+        #expect(throws: Stop.self) {
+            try OrderedWorkPool.run(
+                workers: 2, ordered: true, shouldStop: { false },
+                next: { counter.next() }, work: { job, _ in job },
+                deliver: { _, job, _ in
+                    count += 1
+                    if job == 5 { throw Stop() }
+                })
+        }
+        #expect(count <= 8 && counter.value <= 8)
+    }
+}
