@@ -64,12 +64,16 @@ extension AnalyzeCommand {
     /// computations, scheduled apart).
     @discardableResult
     static func meter(_ source: any SampleBlockSource, settings: MeterSettings, limit: Int?, sink: any FrameSink,
-                      cancellation: Cancellation, progress: (line: ProgressLine, label: String)? = nil) throws -> StreamSummary {
+                      cancellation: Cancellation, progress: (line: ProgressLine, label: String)? = nil,
+                      wakeOnCancel: Bool = true) throws -> StreamSummary {
         let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
         let loudness = settings.loudness ? try EBUR128Loudness(rate: settings.rate, channels: settings.channels) : nil
         let pipeline = try MeterPipeline(settings: settings, transform: transform, loudnessReference: loudness)
         let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
-        let readAhead = ReadAheadSource(limited, cancellation: cancellation)
+        // wakeOnCancel registers the read-ahead's wake-up with `cancellation` (a stalled stdin);
+        // a many-file run shares one cancellation over all its files and polls it instead, as
+        // a registration is kept until the cancellation fires (one ring per file, kept).
+        let readAhead = ReadAheadSource(limited, cancellation: wakeOnCancel ? cancellation : nil)
         defer { readAhead.stop() }
         var deferred: DeferredBands?
         if let transform {
@@ -106,11 +110,12 @@ extension AnalyzeCommand {
         let frames = a.flag("frames")
         return try ManyFiles.run(a, cancellation: cancellation) { path in
             ManyFiles.outcome(cancellation, command: "analyze") {
-                let source = try AudioFile.open(path, cancellation: cancellation)
+                let source = try AudioFile.open(path)
                 let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
                 let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
                 let sink = FileLinesSink(file: path.string, frames: frames)
-                let summary = try meter(source, settings: settings, limit: limit, sink: sink, cancellation: cancellation)
+                let summary = try meter(source, settings: settings, limit: limit, sink: sink, cancellation: cancellation,
+                                        wakeOnCancel: false)
                 if let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file) }
                 return sink.bytes
             }
