@@ -83,7 +83,10 @@ public final class LiveMeterSession: @unchecked Sendable {
     private let captureDone = Wakeup()
     private let recorderDone = Wakeup()
     private let failures = Mutex<[Error]>([])
-    private let gaps = Mutex<[StreamGap]>([])
+    /// Outages survived, each with the captured-frame position where it happened: the
+    /// analysis emits a gap line once it has processed the frames before it, so the line
+    /// always sits between the frames captured before and after the outage.
+    private let gaps = Mutex<[(pos: Int, gap: StreamGap)]>([])
     /// True while the capture thread waits for the server to come back (`reconnect`).
     public let inOutage = Atomic<Bool>(false)
 
@@ -111,9 +114,10 @@ public final class LiveMeterSession: @unchecked Sendable {
         }
         let chunkFrames = Self.chunkFrames(hop: s.hop, rate: s.rate)
         self.chunkFrames = chunkFrames
-        stream = try PulseStream(direction: .record, device: options.device, rate: s.rate, channels: s.channels,
-                                 fragmentFrames: chunkFrames)
-        sourceName = Self.resolveName(options.device)
+        let stream = try PulseStream(direction: .record, device: options.device, rate: s.rate, channels: s.channels,
+                                     fragmentFrames: chunkFrames)
+        self.stream = stream
+        sourceName = stream.device ?? options.device ?? "default"
         if let path = options.recordPath, let format {
             files = try Recorder(plan: RecordingPlan(path: path, mode: options.recordMode), format: format) { [fileEvents] e in
                 fileEvents.list.withLock { $0.append(e) }
@@ -128,14 +132,6 @@ public final class LiveMeterSession: @unchecked Sendable {
         let recordSlots = max(200, min(Int(10 / seconds) + 1, (24 << 20) / slotBytes))  // ~10 s, at most ~24 MB
         recorder = options.recordPath == nil ? nil : ChunkHandoff(slots: recordSlots, slotCapacity: slot)
         recorderBatch = max(1, min(recordSlots / 4, Int(0.25 / seconds)))
-    }
-
-    private static func resolveName(_ device: String?) -> String {
-        if let device, !device.hasPrefix("@") { return device }
-        guard let d = try? PulseDevices(timeout: 2).defaults() else { return device ?? "default" }
-        if device == "@DEFAULT_MONITOR@" { return d.sink + ".monitor" }
-        if device == "@DEFAULT_SINK@" { return d.sink }
-        return d.source
     }
 
     private var shouldStop: Bool { cancellation.isCancelled || internalStop.load(ordering: .acquiring) }
@@ -171,7 +167,7 @@ public final class LiveMeterSession: @unchecked Sendable {
                                                reason: stream?.lastError ?? "\(error)"))
                     break
                 }
-                guard reconnectAfterLoss() else { break }
+                guard reconnectAfterLoss(at: pos) else { break }
                 continue
             }
             if abandoned.load(ordering: .acquiring) { break }
@@ -185,10 +181,12 @@ public final class LiveMeterSession: @unchecked Sendable {
         }
     }
 
-    /// Waits for the server or device to come back, with backoff (0.1 s doubling to 2 s).
-    /// Records the outage as a gap; false when stopped meanwhile. Nudges the analysis at each
-    /// step so the sink can show the outage.
-    private func reconnectAfterLoss() -> Bool {
+    /// Waits for the server and the named device to come back (opening checks that the device
+    /// exists, so a server back without it is still an outage), retrying every 0.1 s doubling
+    /// to 0.5 s. Records the outage as a gap from the loss to the new stream, at capture
+    /// position `pos`; false when stopped meanwhile. Nudges the analysis at each step so the
+    /// sink can show the outage.
+    private func reconnectAfterLoss(at pos: Int) -> Bool {
         let start = unixSeconds()
         inOutage.store(true, ordering: .releasing)
         meter.nudgeConsumer()
@@ -205,11 +203,11 @@ public final class LiveMeterSession: @unchecked Sendable {
                                         rate: options.settings.rate, channels: options.settings.channels,
                                         fragmentFrames: chunkFrames) {
                 stream = s
-                gaps.withLock { $0.append(StreamGap(startTs: start, endTs: unixSeconds())) }
+                gaps.withLock { $0.append((pos, StreamGap(startTs: start, endTs: unixSeconds()))) }
                 return true
             }
             pause.wait(seconds: delay)  // the back-off; a stop request ends it at once
-            delay = min(2, delay * 2)
+            delay = min(0.5, delay * 2)
         }
         return false
     }
@@ -317,20 +315,27 @@ public final class LiveMeterSession: @unchecked Sendable {
             let events = fileEvents.list.withLock { e -> [RecordingFileEvent] in defer { e.removeAll() }; return e }
             for e in events { guarded { try sink.file(e) } }
         }
+        func emitGaps(upTo bound: Int) {
+            let due = gaps.withLock { g -> [StreamGap] in
+                defer { g.removeAll { $0.pos <= bound } }
+                return g.filter { $0.pos <= bound }.map(\.gap)
+            }
+            for g in due { guarded { try sink.gap(g) } }
+        }
         while true {
             var got = false
             while meter.pop({ chunk, position in
                 got = true
                 let frames = chunk.count / s.channels
                 let expected = pipeline.pos
+                emitGaps(upTo: position)
                 guarded {
                     if position > expected { try pipeline.skip(frames: position - expected, emit: emit) }
                     SampleConversion.floats(from: chunk.baseAddress!, into: floats, count: chunk.count)
                     try pipeline.process(floats, frames: frames, emit: emit)
                 }
             }) {}
-            let pending = gaps.withLock { g -> [StreamGap] in defer { g.removeAll() }; return g }
-            for g in pending { guarded { try sink.gap(g) } }
+            emitGaps(upTo: pipeline.pos)
             forwardFileEvents()
             if meter.ring.isClosed && meter.ring.available == 0 { break }
             if shouldStop {

@@ -4,6 +4,8 @@ import MeterCore
 
 /// One PulseAudio source or sink, as `pulsemeter devices` lists it.
 public struct PulseDevice: Sendable, Equatable {
+    /// The server's index for it (`-d` takes it as well as the name).
+    public var index: Int
     public var name: String
     public var description: String
     public var rate: Int
@@ -13,6 +15,21 @@ public struct PulseDevice: Sendable, Equatable {
     public var monitorOf: String?
     public var isDefault: Bool
     public var isSink: Bool
+}
+
+/// What the server says about itself (`pa_context_get_server_info`).
+public struct PulseServerInfo: Sendable, Equatable {
+    /// "pulseaudio" for PulseAudio; "PulseAudio (on PipeWire 0.3.65)" for pipewire-pulse.
+    public var name: String
+    /// The protocol-level version ("16.1"; pipewire-pulse reports PulseAudio's "15.0.0").
+    public var version: String
+    /// Names of the default source and sink (pipewire-pulse without a session manager reports
+    /// the placeholders "@DEFAULT_SOURCE@" / "@DEFAULT_SINK@").
+    public var defaultSource: String
+    public var defaultSink: String
+
+    /// True for PipeWire's pulse server.
+    public var isPipeWire: Bool { name.contains("PipeWire") }
 }
 
 /// Device introspection over libpulse's asynchronous API: `pa_context_connect`, then
@@ -78,54 +95,99 @@ public final class PulseDevices {
     /// Collects callback results; passed to C as an unretained pointer that outlives the wait.
     private final class Collector {
         var devices: [PulseDevice] = []
-        var defaultSource = ""
-        var defaultSink = ""
+        var info = PulseServerInfo(name: "", version: "", defaultSource: "", defaultSink: "")
 
         static func from(_ ud: UnsafeMutableRawPointer) -> Collector {
             Unmanaged<Collector>.fromOpaque(ud).takeUnretainedValue()
         }
 
-        func add(name: UnsafePointer<CChar>, description: UnsafePointer<CChar>?, spec: pa_sample_spec,
+        func add(index: UInt32, name: UnsafePointer<CChar>, description: UnsafePointer<CChar>?, spec: pa_sample_spec,
                  isSink: Bool, monitorOf: UnsafePointer<CChar>?) {
             devices.append(PulseDevice(
-                name: String(cString: name), description: description.map { String(cString: $0) } ?? "",
+                index: Int(index), name: String(cString: name), description: description.map { String(cString: $0) } ?? "",
                 rate: Int(spec.rate), channels: Int(spec.channels),
                 sampleFormat: String(cString: pa_sample_format_to_string(spec.format)),
                 monitorOf: monitorOf.map { String(cString: $0) }, isDefault: false, isSink: isSink))
         }
     }
 
-    /// The server's default source and sink names.
-    public func defaults() throws(PulseError) -> (source: String, sink: String) {
+    /// The server's name, version and default devices.
+    public func serverInfo() throws(PulseError) -> PulseServerInfo {
         let c = Collector()
         let ud = Unmanaged.passUnretained(c).toOpaque()
         try wait(pa_context_get_server_info(context, { _, info, ud in
             guard let info, let ud else { return }
-            let c = Unmanaged<Collector>.fromOpaque(ud).takeUnretainedValue()
-            if let s = info.pointee.default_source_name { c.defaultSource = String(cString: s) }
-            if let s = info.pointee.default_sink_name { c.defaultSink = String(cString: s) }
+            func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
+            Collector.from(ud).info = PulseServerInfo(
+                name: text(info.pointee.server_name), version: text(info.pointee.server_version),
+                defaultSource: text(info.pointee.default_source_name), defaultSink: text(info.pointee.default_sink_name))
         }, ud))
-        return withExtendedLifetime(c) { (c.defaultSource, c.defaultSink) }
+        return withExtendedLifetime(c) { c.info }
+    }
+
+    /// The server's default source and sink names.
+    public func defaults() throws(PulseError) -> (source: String, sink: String) {
+        let info = try serverInfo()
+        return (info.defaultSource, info.defaultSink)
+    }
+
+    /// The device a stream should open for `device` (nil: the default): the special names
+    /// `@DEFAULT_SOURCE@`, `@DEFAULT_SINK@` and `@DEFAULT_MONITOR@` resolved to real names
+    /// (PipeWire's pulse server does not resolve them for simple-API streams), an index
+    /// resolved to its device, and a name checked to exist (PipeWire would silently route a
+    /// stream for an unknown name to the default device). Returns nil when the default is
+    /// wanted but the server names none that exists (the server then decides).
+    public func resolve(_ device: String?, direction: PulseStream.Direction) throws(PulseError) -> PulseDevice? {
+        let info = try serverInfo()
+        let sink = direction == .playback
+        let list = try sink ? sinks(defaultName: info.defaultSink) : sources(defaultName: info.defaultSource)
+        let wanted: String
+        var explicit = false
+        if device == nil || device == (sink ? "@DEFAULT_SINK@" : "@DEFAULT_SOURCE@") {
+            wanted = sink ? info.defaultSink : info.defaultSource
+        } else if device == "@DEFAULT_MONITOR@" || device == "@DEFAULT_SINK@" {
+            // As PulseAudio's name registry does for record streams: the default sink's monitor.
+            wanted = info.defaultSink + ".monitor"
+        } else {
+            wanted = device!
+            explicit = true
+        }
+        if let d = list.first(where: { $0.name == wanted }) { return d }
+        if explicit, let i = Int(wanted), let d = list.first(where: { $0.index == i }) { return d }
+        if !explicit { return nil }
+        let others = (try? (sink ? sources(defaultName: "") : sinks(defaultName: ""))) ?? []
+        if others.contains(where: { $0.name == wanted }) {
+            throw .wrongKind(direction, name: wanted, server: PulseStream.serverDescription)
+        }
+        throw .noSuchDevice(direction, name: wanted, server: PulseStream.serverDescription)
     }
 
     /// Capture sources, the default marked.
     public func sources() throws(PulseError) -> [PulseDevice] {
-        try list(defaultName: defaults().source) { ud in
+        try sources(defaultName: defaults().source)
+    }
+
+    /// Playback sinks, the default marked.
+    public func sinks() throws(PulseError) -> [PulseDevice] {
+        try sinks(defaultName: defaults().sink)
+    }
+
+    private func sources(defaultName: String) throws(PulseError) -> [PulseDevice] {
+        try list(defaultName: defaultName) { ud in
             pa_context_get_source_info_list(context, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee, let ud else { return }
                 Collector.from(ud).add(
-                    name: i.name, description: i.description, spec: i.sample_spec, isSink: false,
+                    index: i.index, name: i.name, description: i.description, spec: i.sample_spec, isSink: false,
                     monitorOf: i.monitor_of_sink != CPulse_INVALID_INDEX ? i.monitor_of_sink_name : nil)
             }, ud)
         }
     }
 
-    /// Playback sinks, the default marked.
-    public func sinks() throws(PulseError) -> [PulseDevice] {
-        try list(defaultName: defaults().sink) { ud in
+    private func sinks(defaultName: String) throws(PulseError) -> [PulseDevice] {
+        try list(defaultName: defaultName) { ud in
             pa_context_get_sink_info_list(context, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee, let ud else { return }
-                Collector.from(ud).add(name: i.name, description: i.description, spec: i.sample_spec,
+                Collector.from(ud).add(index: i.index, name: i.name, description: i.description, spec: i.sample_spec,
                                        isSink: true, monitorOf: nil)
             }, ud)
         }

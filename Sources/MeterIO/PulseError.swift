@@ -3,6 +3,12 @@
 public enum PulseError: Error, Equatable, Sendable {
     /// The server has no source (record) or sink (playback) of that name.
     case noSuchDevice(PulseStream.Direction, name: String, server: String)
+    /// The name is a device of the other kind: a sink where a source is wanted (its monitor
+    /// would be), or a source where a sink is wanted.
+    case wrongKind(PulseStream.Direction, name: String, server: String)
+    /// The server accepted the connection but never started the stream (pipewire-pulse
+    /// without a session manager links no stream).
+    case streamNeverStarted(server: String)
     /// No server answered, or it refused the connection (`pa_strerror` reason).
     case cannotConnect(server: String, reason: String)
     /// The server answered but the stream could not be opened.

@@ -1,5 +1,6 @@
 import CPulse
 import MeterCore
+import Synchronization
 
 /// A PulseAudio simple-API stream (`pa_simple_new`), for recording (`pa_simple_read`) or
 /// playback (`pa_simple_write`), s16 native-endian.
@@ -22,15 +23,23 @@ public final class PulseStream: @unchecked Sendable {
         return "the PulseAudio server"
     }
 
-    /// Opens a stream. Record streams ask for fragments of `fragmentFrames` (default ~10 ms),
-    /// the size of the caller's reads, so each read is one delivery from the server; playback
-    /// streams keep a short target buffer so pausing is heard at once.
+    /// Opens a stream on `device` (nil: the server's default). The name is first resolved and
+    /// checked by introspection (`PulseDevices.resolve`: special names and indexes become real
+    /// names, an unknown name is an error instead of a silent fallback to the default); then
+    /// `pa_simple_new` runs on a helper thread so that a server that accepts the connection but
+    /// never starts the stream (pipewire-pulse without a session manager) fails after
+    /// `startTimeout` seconds rather than libpulse's 30. Record streams ask for fragments of
+    /// `fragmentFrames` (default ~10 ms), the size of the caller's reads, so each read is one
+    /// delivery from the server; playback streams keep a short target buffer so pausing is
+    /// heard at once.
     public init(direction: Direction, device: String?, rate: Int, channels: Int,
-                name: String = "pulsemeter", latencyMs: Int = 10, fragmentFrames: Int? = nil) throws(PulseError) {
+                name: String = "pulsemeter", latencyMs: Int = 10, fragmentFrames: Int? = nil,
+                startTimeout: Double = 4) throws(PulseError) {
         self.rate = rate
         self.channels = channels
-        self.device = device
-        var spec = pa_sample_spec(format: CPulse_SAMPLE_S16NE, rate: UInt32(rate), channels: UInt8(channels))
+        let resolved = try PulseDevices(timeout: startTimeout).resolve(device, direction: direction)?.name
+        self.device = resolved
+        let spec = pa_sample_spec(format: CPulse_SAMPLE_S16NE, rate: UInt32(rate), channels: UInt8(channels))
         let bytes = UInt32((fragmentFrames ?? max(1, rate * latencyMs / 1000)) * channels * 2)
         let unset = UInt32.max
         var attr: pa_buffer_attr
@@ -40,11 +49,58 @@ public final class PulseStream: @unchecked Sendable {
         case .playback:
             attr = pa_buffer_attr(maxlength: unset, tlength: bytes, prebuf: unset, minreq: unset, fragsize: unset)
         }
-        var err: Int32 = 0
-        let dir: pa_stream_direction_t = direction == .record ? PA_STREAM_RECORD : PA_STREAM_PLAYBACK
-        handle = pa_simple_new(nil, "pulsemeter", dir, device, name, &spec, nil, &attr, &err)
-        guard handle != nil else {
-            throw Self.openError(err, device: device, direction: direction)
+        let opener = Opener(direction: direction, device: resolved, name: name, spec: spec, attr: attr)
+        do {
+            try OSThread.spawn(role: "pm-stream-open") { opener.open() }
+        } catch {
+            throw .cannotStart(what: "a thread to open the stream")
+        }
+        switch opener.wait(seconds: startTimeout) {
+        case .opened(let h): handle = h
+        case .failed(let err): throw Self.openError(err, device: resolved, direction: direction)
+        case nil: throw .streamNeverStarted(server: Self.serverDescription)
+        }
+    }
+
+    /// `pa_simple_new` on its own thread. If the caller stops waiting, the thread frees the
+    /// handle it gets later (libpulse gives up by itself after 30 s).
+    private final class Opener: @unchecked Sendable {
+        /// `@unchecked Sendable`: the handle passes from the opening thread to the waiter once.
+        enum Outcome: Equatable, @unchecked Sendable { case opened(OpaquePointer), failed(Int32) }
+        // Invariant for @unchecked Sendable: the inputs are read by the opening thread only;
+        // the outcome and `abandoned` are guarded by `state`.
+        let direction: Direction, device: String?, name: String
+        var spec: pa_sample_spec, attr: pa_buffer_attr
+        private let state = Mutex<(outcome: Outcome?, abandoned: Bool)>((nil, false))
+        private let done = Wakeup()
+
+        init(direction: Direction, device: String?, name: String, spec: pa_sample_spec, attr: pa_buffer_attr) {
+            (self.direction, self.device, self.name, self.spec, self.attr) = (direction, device, name, spec, attr)
+        }
+
+        func open() {
+            var err: Int32 = 0
+            let dir: pa_stream_direction_t = direction == .record ? PA_STREAM_RECORD : PA_STREAM_PLAYBACK
+            let h = pa_simple_new(nil, "pulsemeter", dir, device, name, &spec, nil, &attr, &err)
+            let keep = state.withLock { s -> Bool in
+                if s.abandoned { return false }
+                s.outcome = h.map { .opened($0) } ?? .failed(err)
+                return true
+            }
+            if !keep, let h { pa_simple_free(h) }
+            done.signal()
+        }
+
+        /// The outcome, or nil (and the handle left to the opening thread) after `seconds`.
+        func wait(seconds: Double) -> Outcome? {
+            let deadline = monotonicSeconds() + seconds
+            while state.withLock({ $0.outcome == nil }) && monotonicSeconds() < deadline {
+                done.wait(seconds: max(0.001, deadline - monotonicSeconds()))
+            }
+            return state.withLock { s in
+                if s.outcome == nil { s.abandoned = true }
+                return s.outcome
+            }
         }
     }
 

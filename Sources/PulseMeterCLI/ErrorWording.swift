@@ -72,6 +72,12 @@ enum ErrorWording {
         case .noSuchDevice(let direction, let name, let server):
             let what = direction == .record ? "source" : "sink"
             return PulsemeterError(.unavailable, "no PulseAudio \(what) named \(name) on \(server); run pulsemeter devices\(direction == .playback ? " --sinks" : "") to list them")
+        case .wrongKind(.record, let name, let server):
+            return PulsemeterError(.unavailable, "no PulseAudio source named \(name) on \(server); \(name) is a sink: to meter what it plays use its monitor, -d \(name).monitor")
+        case .wrongKind(.playback, let name, let server):
+            return PulsemeterError(.unavailable, "no PulseAudio sink named \(name) on \(server); \(name) is a source; run pulsemeter devices --sinks to list the sinks")
+        case .streamNeverStarted(let server):
+            return PulsemeterError(.unavailable, "connected to \(server) but the stream never started; is a session manager (WirePlumber) running?")
         case .cannotConnect(let server, let reason):
             return PulsemeterError(.unavailable, "cannot connect to \(server) (\(reason)); start PulseAudio or PipeWire's pulse server, or set PULSE_SERVER")
         case .cannotOpen(let direction, let device, let reason):

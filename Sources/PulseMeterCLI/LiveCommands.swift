@@ -76,6 +76,7 @@ enum LiveCommands {
     static func devices(_ a: ParsedArguments) throws -> Int32 {
         _ = try a.requirePositionals([])
         let pulse = try PulseDevices()
+        let server = serverName(try pulse.serverInfo())
         var list = try pulse.sources()
         if a.flag("sinks") { list += try pulse.sinks() }
         let out = FileDescriptorOutput.standardOutput
@@ -94,20 +95,29 @@ enum LiveCommands {
                 b.field("monitor", d.monitorOf != nil)
                 if let m = d.monitorOf { b.field("monitor_of", m) }
                 b.field("default", d.isDefault)
+                b.field("index", d.index)
+                b.field("server", server)
                 b.raw("}")
             }
             b.raw("]\n")
             try out.write(b.bytes)
             return 0
         }
-        var text = ""
+        var text = "\(server)\n"
         for d in list {
             let mark = d.isDefault ? "*" : " "
             let kind = d.isSink ? "sink   " : (d.monitorOf != nil ? "monitor" : "source ")
             text += "\(mark) \(kind)  \(d.name)  (\(d.sampleFormat) \(d.rate) Hz \(d.channels) ch)  \(d.description)\n"
         }
-        if list.isEmpty { text = "no sources\n" }
+        if list.isEmpty { text += "no sources\n" }
         try out.write(Array(text.utf8))
         return 0
+    }
+
+    /// "PulseAudio 16.1", or pipewire-pulse's own name, "PulseAudio (on PipeWire 0.3.65)".
+    static func serverName(_ info: PulseServerInfo) -> String {
+        if info.isPipeWire || info.name.contains("(") { return info.name }
+        let name = info.name == "pulseaudio" ? "PulseAudio" : info.name
+        return info.version.isEmpty ? name : "\(name) \(info.version)"
     }
 }

@@ -5,7 +5,26 @@ import Testing
 extension LiveSuite {
     @Suite("devices")
     struct Devices {
-        @Test("devices --json lists the server's sources; --sinks adds its sinks")
+        /// What pactl (an independent client) says about the server.
+        static func pactlInfo(_ server: PulseServer) throws -> [String: String] {
+            let r = try run(["pactl", "info"], env: server.environment, timeout: 10)
+            var info: [String: String] = [:]
+            for line in r.stdout.split(separator: "\n") {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                info[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            return info
+        }
+
+        /// The server as `devices` names it, from pactl: "PulseAudio 16.1", or pipewire-pulse's
+        /// own name "PulseAudio (on PipeWire 0.3.65)".
+        static func expectedServerName(_ server: PulseServer) throws -> String {
+            let info = try pactlInfo(server)
+            let name = try #require(info["Server Name"])
+            return server.kind == .pipewire ? name : "PulseAudio \(try #require(info["Server Version"]))"
+        }
+
+        @Test("devices --json lists the server's sources and names the server; --sinks adds its sinks")
         func json() throws {
             let server = try Live.server()
             let p = try pulsemeter(["devices", "--json"], server: server)
@@ -13,20 +32,36 @@ extension LiveSuite {
             #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
             let list = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])
             let byName = Dictionary(list.compactMap { d in (d["name"] as? String).map { ($0, d) } }, uniquingKeysWith: { a, _ in a })
+            let serverName = try Self.expectedServerName(server)
+            #expect(serverName.hasPrefix(server.kind == .pipewire ? "PulseAudio (on PipeWire " : "PulseAudio 1"))
+            #expect(list.allSatisfy { $0["server"] as? String == serverName }, "every entry names the server \(serverName)")
             let monitor = try #require(byName["vsink.monitor"])
             #expect(monitor["monitor"] as? Bool == true)
             #expect(monitor["monitor_of"] as? String == "vsink")
-            #expect(monitor["default"] as? Bool == true)
             #expect(monitor["kind"] as? String == "source")
-            let pipe = try #require(byName["pipesrc"])
-            #expect(pipe["monitor"] as? Bool == false)
-            #expect(pipe["default"] as? Bool == false)
-            #expect(pipe["sample_format"] as? String == "s16le")
-            #expect((pipe["rate"] as? NSNumber)?.intValue == 48000)
-            #expect((pipe["channels"] as? NSNumber)?.intValue == 2)
-            #expect(pipe["description"] as? String == "pulsemeter-test-pipe")
+            let defaultSource = try #require(try Self.pactlInfo(server)["Default Source"])
+            #expect(defaultSource == (server.kind == .pipewire ? "vsrc" : "vsink.monitor"))
+            #expect(list.filter { $0["default"] as? Bool == true }.map { $0["name"] as? String } == [defaultSource])
+            let feed = try #require(byName[server.feedSource])
+            #expect(feed["default"] as? Bool == false)
+            #expect((feed["rate"] as? NSNumber)?.intValue == 48000)
+            #expect((feed["channels"] as? NSNumber)?.intValue == 2)
+            if server.kind == .pulseaudio {
+                #expect(feed["monitor"] as? Bool == false)
+                #expect(feed["sample_format"] as? String == "s16le")
+                #expect(feed["description"] as? String == "pulsemeter-test-pipe")
+            } else {
+                #expect(feed["monitor_of"] as? String == "feed")
+                #expect(byName["vsrc"]?["description"] as? String == "pulsemeter-test-silent-source")
+            }
+            // Indexes are the server's (pactl list short sources: index, name, ...).
+            let short = try run(["pactl", "list", "short", "sources"], env: server.environment).stdout
+            for row in short.split(separator: "\n") {
+                let f = row.split(separator: "\t")
+                guard f.count > 1, let d = byName[String(f[1])] else { continue }
+                #expect((d["index"] as? NSNumber)?.intValue == Int(f[0]), "index of \(f[1])")
+            }
             #expect(byName["vsink"] == nil, "sinks only with --sinks")
-            #expect(list.filter { $0["default"] as? Bool == true }.count == 1)
 
             let s = try pulsemeter(["devices", "--json", "--sinks"], server: server)
             let sout = s.readToEnd(timeout: 10).joined(separator: "\n")
@@ -37,8 +72,43 @@ extension LiveSuite {
             #expect(sink["default"] as? Bool == true)
             #expect((sink["rate"] as? NSNumber)?.intValue == 48000)
             #expect((sink["channels"] as? NSNumber)?.intValue == 2)
-            #expect(all.contains { $0["name"] as? String == "pipesrc" })
+            #expect(all.contains { $0["name"] as? String == server.feedSource })
             #expect(all.contains { $0["name"] as? String == "vsink.monitor" })
+
+            // The table names the server on its first line.
+            let t = try pulsemeter(["devices"], server: server)
+            let table = t.readToEnd(timeout: 10)
+            #expect(t.wait(timeout: 5) == 0, "stderr: \(t.stderrText)")
+            #expect(table.first == serverName, "\(table)")
+        }
+
+        @Test("@DEFAULT_MONITOR@, @DEFAULT_SINK@ and @DEFAULT_SOURCE@ open the devices they name",
+              arguments: ["@DEFAULT_MONITOR@", "@DEFAULT_SINK@", "@DEFAULT_SOURCE@"])
+        func specialNames(name: String) throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("special")
+            defer { Live.removeTree(dir) }
+            // A tone (-12 dBFS RMS) playing into the default sink, vsink, for the whole run.
+            try writeRaw(LiveSuite.Play.tone(seconds: 6), to: dir + "/tone.raw")
+            let player = try Subprocess(["pacat", "--latency-msec=30", "--raw", "--rate=48000", "--channels=2",
+                                         "--format=s16le", "-d", "vsink", dir + "/tone.raw"], env: server.environment)
+            defer { player.kill() }
+            let info = try Devices.pactlInfo(server)
+            let defaultSink = try #require(info["Default Sink"])
+            let defaultSource = try #require(info["Default Source"])
+            let expected = name == "@DEFAULT_SOURCE@" ? defaultSource : defaultSink + ".monitor"
+            let hearsTone = expected == "vsink.monitor"
+            usleep(500_000)  // the tone is flowing
+            let p = try pulsemeter(["monitor", "-d", name, "-f", "ndjson", "--duration", "1"], server: server)
+            let lines = try parseLines(p.readToEnd(timeout: 20))
+            #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+            #expect(lines.first?.string("source") == expected, "the start line names \(expected)")
+            let loudest = lines.filter { $0.type == "frame" }.compactMap { $0.doubles("rms_db")?.max() }.max() ?? -999
+            if hearsTone {
+                #expect(abs(loudest - -12) < 0.5, "\(name) meters vsink.monitor, which plays the tone: \(loudest)")
+            } else {
+                #expect(loudest == -160, "\(name) meters the silent default source \(expected), not the tone: \(loudest)")
+            }
         }
     }
 
@@ -66,13 +136,16 @@ extension LiveSuite {
         }
 
         @Test("unknown device: exit 69, pointing at `pulsemeter devices`",
-              arguments: [["record", "FILE", "-d", "nosuch", "-f", "ndjson"], ["monitor", "-d", "nosuch", "-f", "ndjson"]])
+              arguments: [["record", "FILE", "-d", "nosuch", "-f", "ndjson"], ["monitor", "-d", "nosuch", "-f", "ndjson"],
+                          ["play", "TONE", "-d", "nosuch", "-f", "ndjson"]])
         func unknownDevice(args: [String]) throws {
             let server = try Live.server()
             let dir = try Live.tempDir("nodev")
             defer { Live.removeTree(dir) }
             let file = dir + "/x.wav"
-            let p = try pulsemeter(args.map { $0 == "FILE" ? file : $0 }, server: server)
+            let tone = dir + "/tone.wav"
+            try writeWav(TestSignal.make(frames: 4800, seed: 51), to: tone)
+            let p = try pulsemeter(args.map { $0 == "FILE" ? file : $0 == "TONE" ? tone : $0 }, server: server)
             let out = p.readToEnd(timeout: 10)
             #expect(p.wait(timeout: 5) == 69)
             let line = LiveSuite.errorLine(p.stderrText)
@@ -88,9 +161,9 @@ extension LiveSuite {
             let server = try Live.server()
             let dir = try Live.tempDir("nodir")
             defer { Live.removeTree(dir) }
-            Fifo.drain(server.fifo)
+            server.drainFeed()
             let t0 = monotonic()
-            let p = try pulsemeter(["record", dir + "/missing/x.wav", "-d", "pipesrc", "-f", "ndjson"], server: server)
+            let p = try pulsemeter(["record", dir + "/missing/x.wav", "-d", server.feedSource, "-f", "ndjson"], server: server)
             let out = p.readToEnd(timeout: 10)
             #expect(p.wait(timeout: 5) == 73)
             #expect(monotonic() - t0 < 5)
@@ -106,7 +179,7 @@ extension LiveSuite {
             let dir = try Live.tempDir("xyz")
             defer { Live.removeTree(dir) }
             for args in [["record", dir + "/x.xyz"], ["monitor", "--record", dir + "/x.xyz"]] {
-                let p = try pulsemeter(args + ["-d", "pipesrc", "-f", "ndjson"], server: server)
+                let p = try pulsemeter(args + ["-d", server.feedSource, "-f", "ndjson"], server: server)
                 let out = p.readToEnd(timeout: 10)
                 #expect(p.wait(timeout: 5) == 64)
                 let line = LiveSuite.errorLine(p.stderrText)
@@ -126,12 +199,12 @@ extension LiveSuite {
             let server = try Live.server()
             let dir = try Live.tempDir("full")
             defer { Live.removeTree(dir) }
-            Fifo.drain(server.fifo)
+            server.drainFeed()
             let file = dir + "/x.wav"
             let input = TestSignal.make(frames: 3 * 48000, seed: 20)
             let feeder = server.startFeeding(input, speed: 1)  // audio flowing whenever pulsemeter connects
             defer { server.stopFeeding(feeder) }
-            let args = ["record", file, "-d", "pipesrc", "-f", "ndjson"]
+            let args = ["record", file, "-d", server.feedSource, "-f", "ndjson"]
             let p: Subprocess
             if via == "-o" {
                 p = try pulsemeter(args + ["-o", "/dev/full"], server: server)
@@ -145,13 +218,14 @@ extension LiveSuite {
             let line = LiveSuite.errorLine(p.stderrText)
             #expect(line != nil, "one `pulsemeter: ` line, got: \(p.stderrText)")
             #expect(line?.contains("No space left") == true || line?.contains("space") == true, "\(line ?? "")")
-            let w = try readWithPythonWave(file, expected: input)
+            let samples = try decodeWithSox(file)
+            let w = try readWithPythonWave(file, expected: samples)
             #expect(w.channels == 2 && w.rate == 48000 && w.sampleWidth == 2)
-            #expect(w.matchesExpectedPrefix)
-            #expect(try soxFrames(file) == w.frames)
+            #expect(w.matchesExpectedPrefix && w.frames == samples.count / 2, "Python's wave reads what sox reads")
+            #expect(fedAudioProblem(samples, [input], server: server, complete: false) == nil)
 
             // Without recording too.
-            let m = try pulsemeter(["monitor", "-d", "pipesrc", "-f", "ndjson", "-o", "/dev/full"], server: server)
+            let m = try pulsemeter(["monitor", "-d", server.feedSource, "-f", "ndjson", "-o", "/dev/full"], server: server)
             _ = m.readToEnd(timeout: 10)
             #expect(m.wait(timeout: 5) == 74)
             #expect(LiveSuite.errorLine(m.stderrText) != nil, "got: \(m.stderrText)")

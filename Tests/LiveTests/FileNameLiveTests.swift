@@ -52,9 +52,10 @@ extension LiveSuite {
             let frames = 4800  // 0.1 s
             let input = TestSignal.make(frames: frames, seed: 16)
             for (i, name) in Self.names.enumerated() {
-                Fifo.drain(server.fifo)
+                server.drainFeed()
                 let file = Self.path(dir, name, ".wav")
-                let args: [[UInt8]] = ["record", "-d", "pipesrc", "-f", "ndjson", "--duration", "0.1", "--"].map { Array($0.utf8) } + [file]
+                let args: [[UInt8]] = ["record", "-d", server.feedSource, "-f", "ndjson",
+                                       "--duration", server.feedDurationArgument(frames: frames), "--"].map { Array($0.utf8) } + [file]
                 let p = try pulsemeter(rawArguments: args, server: server)
                 guard let first = p.readLine(timeout: 15) else {
                     Issue.record("no start line: \(p.stderrText)")
@@ -67,12 +68,13 @@ extension LiveSuite {
                 server.stopFeeding(feeder)
                 #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
                 let end = try #require(lines.last)
-                #expect(end.type == "end" && end.int("recorded_frames") == frames)
+                #expect(end.type == "end" && end.int("recorded_frames") == server.feedDuration(frames: frames))
                 #expect(end.string("file") == String(decoding: file, as: UTF8.self))
                 // The exact bytes name the file; sox reads it (through a plain second name).
                 let plain = dir + "/copy\(i).wav"
                 #expect(Self.withCPath(file) { Glibc.link($0, plain) } == 0, "no file under the exact bytes")
-                #expect(sampleMismatch(try decodeWithSox(plain), input) == nil)
+                let recorded = try decodeWithSox(plain)
+                #expect(fedAudioProblem(recorded, [input], server: server) == nil)
             }
         }
     }

@@ -2,18 +2,19 @@ import Foundation
 import Glibc
 import Testing
 
-/// Every live test, one at a time: they share the pipe source's FIFO (and the 2-core machine's
+/// Every live test, one at a time: they share the feed source (and the 2-core machine's
 /// time, which the timing assertions depend on). Tests that kill or restart a server start
-/// their own; the rest use the shared one (scripts/test's, or one started here).
-@Suite("Live, against a private PulseAudio server", .serialized)
+/// their own; the rest use the shared one (scripts/test's, or one started here). Which server
+/// (PulseAudio or PipeWire) is `Live.kind`; see LiveSupport.swift on passing on both.
+@Suite("Live, against a private PulseAudio or PipeWire server", .serialized)
 struct LiveSuite {
-    /// `pulsemeter record FILE -d pipesrc -f ndjson ARGS`, started and past its `start` line
+    /// `pulsemeter record FILE -d FEEDSOURCE -f ndjson ARGS`, started and past its `start` line
     /// (so its record stream is connected and what is fed from now on reaches it).
     static func startRecording(_ file: String, _ args: [String], server: PulseServer,
                                pipeSize: Int32? = nil) throws -> (Subprocess, JSONLine) {
-        let leftover = Fifo.drain(server.fifo)
+        let leftover = server.drainFeed()
         if leftover > 0 { print("live tests: drained \(leftover) stale bytes from \(server.fifo)") }
-        let p = try pulsemeter(["record", file, "-d", "pipesrc", "-f", "ndjson"] + args,
+        let p = try pulsemeter(["record", file, "-d", server.feedSource, "-f", "ndjson"] + args,
                                server: server, pipeSize: pipeSize)
         guard let first = p.readLine(timeout: 15) else {
             p.kill()
@@ -36,6 +37,14 @@ struct LiveSuite {
         }, timeout: timeout)
         for line in r.lines { parsed.append(try JSONLine(line)) }
         return (parsed, r.matched)
+    }
+
+    /// Every line written within the next `seconds` s, parsed.
+    static func readFor(_ seconds: Double, _ p: Subprocess) throws -> [JSONLine] {
+        let deadline = monotonic() + seconds
+        var lines: [JSONLine] = []
+        while let line = p.readLine(timeout: max(0, deadline - monotonic())) { lines.append(try JSONLine(line)) }
+        return lines
     }
 
     /// What is wrong with the frames' positions, if anything: they increase strictly, lie on

@@ -3,9 +3,34 @@ import Glibc
 import Synchronization
 import Testing
 
-// Support for the live tests: a private PulseAudio server (scripts/pulse-private), the
-// pulsemeter binary run as a subprocess, a writer for the pipe source's FIFO, deterministic
-// test signals, and independent readers of the recorded files (sox, Python's wave module).
+// Support for the live tests: a private server (PulseAudio from scripts/pulse-private, or
+// PipeWire's pulse server from scripts/pipewire-private), the pulsemeter binary run as a
+// subprocess, a feeder of known audio, deterministic test signals, and independent readers of
+// the recorded files (sox, Python's wave module).
+//
+// HOW TO WRITE A LIVE TEST THAT PASSES ON BOTH SERVERS
+// scripts/test runs every live test twice: against PulseAudio and against PipeWire
+// (PULSEMETER_TEST_SERVER=pulseaudio|pipewire; `Live.kind` says which). So:
+// - Get the server with `try Live.server()` (or `try PulseServer.startPrivate()` for a test
+//   that kills or restarts it; `kill9()` is the pulse server dying, `restart()` it coming back
+//   with its devices, `restartWithoutDevices()` + `loadDevices()` it coming back without them).
+// - Capture known audio from `server.feedSource` (never the literal "pipesrc") and feed it with
+//   `server.startFeeding(samples, speed:)` / `server.stopFeeding(feeder)`. On PulseAudio the feed
+//   is the pipe source: what you write reaches the stream bit for bit from its first frame, and
+//   it comes as fast as you write. On PipeWire it is a null sink "feed" played by pacat and
+//   captured from its monitor "feed.monitor": bit for bit too, but at real time, after some
+//   zero frames (the stream starts before the feed, and may start with 256 zero frames), and
+//   followed by zeros once the feed ends.
+// - So never assume the fed signal starts at frame 0 or ends the recording: check recorded
+//   samples with `fedAudioProblem(recorded, [input], server:, complete:)` (nil when right:
+//   exactly the input on PulseAudio; zeros, the input, zeros on PipeWire), and give --duration
+//   room with `server.feedDuration(frames:)` (the input's length on PulseAudio, 2 s more on
+//   PipeWire). Compare live frames with `analyze` of the recorded file, not of the input.
+// - Count-exact assertions (end pos == fed frames) hold only when `server.alignedFeed`.
+// - Do not time anything tighter than real time: PipeWire plays the feed at 1x whatever
+//   `speed` says.
+// - vsink (the default sink) and vsink.monitor exist on both; the default source is
+//   vsink.monitor on PulseAudio and a silent virtual source "vsrc" on PipeWire.
 
 /// A test environment problem (no server, no binary, a tool failed): the test fails with it.
 struct LiveSetupError: Error, CustomStringConvertible, Sendable {
@@ -13,15 +38,27 @@ struct LiveSetupError: Error, CustomStringConvertible, Sendable {
     init(_ description: String) { self.description = description }
 }
 
+/// Which server the live tests run against.
+enum ServerKind: String, Sendable {
+    case pulseaudio, pipewire
+}
+
 enum Live {
     static let rate = 48000
     static let channels = 2
+
+    /// PULSEMETER_TEST_SERVER=pipewire runs the live tests against PipeWire's pulse server;
+    /// anything else (or unset) against PulseAudio.
+    static let kind: ServerKind = ProcessInfo.processInfo.environment["PULSEMETER_TEST_SERVER"] == "pipewire"
+        ? .pipewire : .pulseaudio
 
     /// The package root, from this file's path (Tests/LiveTests/LiveSupport.swift).
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static var script: String { packageRoot.appendingPathComponent("scripts/pulse-private").path }
+    static func script(_ kind: ServerKind) -> String {
+        packageRoot.appendingPathComponent(kind == .pipewire ? "scripts/pipewire-private" : "scripts/pulse-private").path
+    }
 
     /// The pulsemeter executable: $PULSEMETER_BIN, else next to the test bundle in the products
     /// directory (whatever --build-path is), else .build/debug/pulsemeter.
@@ -61,9 +98,10 @@ enum Live {
         let env = ProcessInfo.processInfo.environment
         if let address = env["PULSE_SERVER"], let dir = env["PULSEMETER_TEST_PULSE_DIR"],
            !address.isEmpty, !dir.isEmpty {
-            let server = PulseServer(dir: dir, address: address, owned: false)
-            guard FileManager.default.fileExists(atPath: server.fifo) else {
-                return .failure(LiveSetupError("PULSEMETER_TEST_PULSE_DIR=\(dir) has no src.fifo; start the server with scripts/pulse-private"))
+            let server = PulseServer(kind: kind, dir: dir, address: address, owned: false)
+            let marker = kind == .pipewire ? dir + "/pipewire-pulse.pid" : server.fifo
+            guard FileManager.default.fileExists(atPath: marker) else {
+                return .failure(LiveSetupError("PULSEMETER_TEST_PULSE_DIR=\(dir) has no \(marker); start the server with \(script(kind))"))
             }
             return .success(server)
         }
@@ -81,14 +119,14 @@ enum Live {
 
     static let ownedSharedDir = Mutex<String?>(nil)
 
-    /// At exit: stop our own shared daemon with plain syscalls (no subprocess machinery while
+    /// At exit: stop our own shared daemons with plain syscalls (no subprocess machinery while
     /// the process is exiting) and remove its directory. The watchdog would do it anyway.
     static func stopOwnedShared() {
         guard let dir = ownedSharedDir.withLock({ d -> String? in defer { d = nil }; return d }) else { return }
-        if let pid = PulseServer(dir: dir, address: "", owned: true).daemonPid {
+        for pid in PulseServer(kind: kind, dir: dir, address: "", owned: true).allPids {
             Glibc.kill(pid, SIGTERM)
             let deadline = monotonic() + 3
-            while Glibc.kill(pid, 0) == 0 && monotonic() < deadline { usleep(20_000) }
+            while processRuns(pid) && monotonic() < deadline { usleep(20_000) }
             Glibc.kill(pid, SIGKILL)
         }
         removeTree(dir)
@@ -113,93 +151,171 @@ enum Live {
     static func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
 }
 
-// MARK: - the private PulseAudio server
+// MARK: - the private server
 
-/// A private PulseAudio daemon from scripts/pulse-private: null sink `vsink` (its monitor is
-/// the default source) and pipe source `pipesrc` fed through `fifo`.
+/// A private server from scripts/pulse-private (PulseAudio) or scripts/pipewire-private
+/// (PipeWire's pulse server): null sink `vsink` (the default sink) and a feed source
+/// (`feedSource`) that carries what `startFeeding` plays.
 final class PulseServer: Sendable {
+    let kind: ServerKind
     let dir: String
     let address: String
     let owned: Bool
+    /// PulseAudio's pipe source FIFO (PulseAudio only).
     var fifo: String { dir + "/src.fifo" }
+    var script: String { Live.script(kind) }
 
-    init(dir: String, address: String, owned: Bool) {
+    /// The source that carries the fed audio: the pipe source, or the feed sink's monitor.
+    var feedSource: String { kind == .pipewire ? "feed.monitor" : "pipesrc" }
+    /// True when the fed audio reaches a record stream from its first frame with nothing
+    /// before or after it, and as fast as it is written (PulseAudio's pipe source).
+    var alignedFeed: Bool { kind == .pulseaudio }
+
+    /// A --duration in frames that holds `frames` fed frames: exactly that on PulseAudio, 2 s
+    /// more on PipeWire (the feed starts a little after the stream, at real time).
+    func feedDuration(frames: Int) -> Int { alignedFeed ? frames : frames + 2 * Live.rate }
+
+    /// The same, as the --duration argument in seconds.
+    func feedDurationArgument(frames: Int) -> String { String(Double(feedDuration(frames: frames)) / Double(Live.rate)) }
+
+    init(kind: ServerKind = Live.kind, dir: String, address: String, owned: Bool) {
+        self.kind = kind
         self.dir = dir
         self.address = address
         self.owned = owned
     }
 
-    /// Starts a server of our own in a new directory; a watchdog stops it and removes the
-    /// directory if this process dies without doing so.
+    /// Starts a server of our own (of `Live.kind`) in a new directory; a watchdog stops it and
+    /// removes the directory if this process dies without doing so.
     static func startPrivate() throws -> PulseServer {
-        let dir = try Live.tempDir("pa")
-        let result = try run([Live.script, "start", dir], timeout: 20)
+        let kind = Live.kind
+        let dir = try Live.tempDir(kind == .pipewire ? "pw" : "pa")
+        let result = try run([Live.script(kind), "start", dir], timeout: 30)
         let address = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard result.status == 0, address.hasPrefix("unix:") else {
+            _ = try? run([Live.script(kind), "stop", dir], timeout: 15)
             Live.removeTree(dir)
-            throw LiveSetupError("scripts/pulse-private start failed (status \(result.status)): \(result.stderr)")
+            throw LiveSetupError("\(Live.script(kind)) start failed (status \(result.status)): \(result.stderr)")
         }
-        startWatchdog(dir: dir)
-        return PulseServer(dir: dir, address: address, owned: true)
+        startWatchdog(script: Live.script(kind), dir: dir)
+        return PulseServer(kind: kind, dir: dir, address: address, owned: true)
     }
 
-    private static func startWatchdog(dir: String) {
+    private static func startWatchdog(script: String, dir: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         p.arguments = ["-c", "while kill -0 \"$0\" 2>/dev/null; do sleep 1; done; \"$1\" stop \"$2\"; rm -rf \"$2\"",
-                       String(getpid()), Live.script, dir]
+                       String(getpid()), script, dir]
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try? runWithCleanSignalMask(p)
     }
 
-    /// Fails when the daemon does not answer (`pactl info`).
-    /// Starts writing `samples` into this server's pipe source (`speed` x real time, nil: as
-    /// fast as it takes them). Pair with `stopFeeding`.
+    /// Starts playing `samples` (interleaved stereo s16 at 48 kHz) into the feed source, at
+    /// `speed` x real time (nil: as fast as it is taken; PipeWire takes it at 1x). Pair with
+    /// `stopFeeding`.
     func startFeeding(_ samples: [Int16], speed: Double?) -> FifoFeeder {
-        let feeder = FifoFeeder(path: fifo, samples: samples, speed: speed)
-        feeder.start()
-        return feeder
-    }
-
-    /// Stops the feeder and empties the FIFO, so nothing stale reaches the next test.
-    func stopFeeding(_ feeder: FifoFeeder) {
-        feeder.stopAndJoin()
-        Fifo.drain(fifo)
-    }
-
-    func checkAlive() throws {
-        let r = try run(["pactl", "info"], env: ["PULSE_SERVER": address], timeout: 10)
-        guard r.status == 0 else {
-            throw LiveSetupError("the test PulseAudio server \(address) does not answer: \(r.stderr)")
+        if kind == .pulseaudio {
+            let feeder = FifoFeeder(path: fifo, samples: samples, speed: speed)
+            feeder.start()
+            return feeder
+        }
+        // pacat plays its stdin (a pipe we write like the FIFO) into the null sink "feed".
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            return FifoFeeder(failed: "pipe: \(String(cString: strerror(errno)))", samples: samples)
+        }
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        do {
+            let player = try Subprocess(["pacat", "--playback", "-d", "feed", "--raw", "--format=s16le",
+                                         "--rate=48000", "--channels=2", "--latency-msec=200",
+                                         "--client-name=pulsemeter-test-feed"],
+                                        env: ["PULSE_SERVER": address], stdin: fds[0])
+            close(fds[0])
+            // pacat takes the audio at real time: pacing the writes too would only risk underruns.
+            let feeder = FifoFeeder(fd: fds[1], samples: samples, speed: nil, player: player)
+            feeder.start()
+            return feeder
+        } catch {
+            close(fds[0])
+            close(fds[1])
+            return FifoFeeder(failed: "cannot start pacat: \(error)", samples: samples)
         }
     }
 
-    var daemonPid: pid_t? {
-        guard let text = try? String(contentsOfFile: dir + "/pid", encoding: .utf8),
+    /// Stops the feeder and, on PulseAudio, empties the FIFO, so nothing stale reaches the
+    /// next test.
+    func stopFeeding(_ feeder: FifoFeeder) {
+        feeder.stopAndJoin()
+        if kind == .pulseaudio { Fifo.drain(fifo) }
+    }
+
+    /// Nothing left over from an earlier test reaches the next stream (the FIFO emptied).
+    @discardableResult
+    func drainFeed() -> Int { kind == .pulseaudio ? Fifo.drain(fifo) : 0 }
+
+    /// Fails when the server does not answer (`pactl info`).
+    func checkAlive() throws {
+        let r = try run(["pactl", "info"], env: ["PULSE_SERVER": address], timeout: 10)
+        guard r.status == 0 else {
+            throw LiveSetupError("the test server \(address) does not answer: \(r.stderr)")
+        }
+    }
+
+    private func pid(_ file: String) -> pid_t? {
+        guard let text = try? String(contentsOfFile: dir + "/" + file, encoding: .utf8),
               let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
         return pid
     }
 
-    /// Kills the daemon with SIGKILL (the server "dies") and waits until it is gone.
+    /// The pulse server's process: the PulseAudio daemon or pipewire-pulse.
+    var daemonPid: pid_t? { pid(kind == .pipewire ? "pipewire-pulse.pid" : "pid") }
+
+    /// Every process of the stack, the pulse server first.
+    var allPids: [pid_t] {
+        let files = kind == .pipewire ? ["pipewire-pulse.pid", "wireplumber.pid", "pipewire.pid", "dbus.pid"] : ["pid"]
+        return files.compactMap(pid)
+    }
+
+    /// Kills the pulse server (the PulseAudio daemon, or pipewire-pulse) with SIGKILL (the
+    /// server "dies") and waits until it is gone.
     func kill9() throws {
         guard owned else { throw LiveSetupError("refusing to kill a server this test did not start") }
         guard let pid = daemonPid else { throw LiveSetupError("no pid file in \(dir)") }
         Glibc.kill(pid, SIGKILL)
         let deadline = monotonic() + 5
-        while Glibc.kill(pid, 0) == 0 && monotonic() < deadline { usleep(10_000) }
+        while processRuns(pid) && monotonic() < deadline { usleep(10_000) }
     }
 
-    /// Starts the daemon again in the same directory (same socket path, a new FIFO).
+    /// Starts the pulse server again in the same directory (same socket path) with its devices.
     func restart() throws {
-        let r = try run([Live.script, "start", dir], timeout: 20)
+        try restartWithoutDevices()
+        try loadDevices()
+    }
+
+    /// Starts the pulse server again without the test devices (they come with `loadDevices`).
+    func restartWithoutDevices() throws {
+        let r = try run([script, "start-server", dir], timeout: 30)
         guard r.status == 0 else { throw LiveSetupError("restarting the server failed: \(r.stderr)") }
     }
 
-    /// Stops the daemon (scripts/pulse-private stop) and, for our own, removes its directory.
+    /// Loads the test devices (vsink, the feed source) into the running server.
+    func loadDevices() throws {
+        let r = try run([script, "load-devices", dir], timeout: 30)
+        guard r.status == 0 else { throw LiveSetupError("loading the test devices failed: \(r.stderr)") }
+    }
+
+    /// Stops the session manager (WirePlumber; PipeWire only, PulseAudio has none).
+    func stopSessionManager() throws {
+        guard kind == .pipewire else { return }
+        let r = try run([script, "stop-session-manager", dir], timeout: 20)
+        guard r.status == 0 else { throw LiveSetupError("stopping WirePlumber failed: \(r.stderr)") }
+    }
+
+    /// Stops the stack (the script's stop) and, for our own, removes its directory.
     func stop() {
-        _ = try? run([Live.script, "stop", dir], timeout: 15)
+        _ = try? run([script, "stop", dir], timeout: 20)
         if owned { Live.removeTree(dir) }
     }
 
@@ -207,6 +323,15 @@ final class PulseServer: Sendable {
 }
 
 // MARK: - subprocesses
+
+/// True while `pid` runs; a zombie (dead, waiting for its parent or a slow init to reap it)
+/// does not count.
+func processRuns(_ pid: pid_t) -> Bool {
+    guard Glibc.kill(pid, 0) == 0 else { return false }
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return true }
+    return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+}
 
 func monotonic() -> Double {
     var ts = timespec()
@@ -265,7 +390,7 @@ final class Subprocess: @unchecked Sendable {
     /// Starts `args` (args[0] looked up on PATH unless it is a path). `env` entries override
     /// this process's environment; a nil value removes the variable. `pipeSize` shrinks the
     /// stdout pipe (F_SETPIPE_SZ) so a stalled reader blocks the writer sooner.
-    init(_ args: [String], env: [String: String?] = [:], pipeSize: Int32? = nil) throws {
+    init(_ args: [String], env: [String: String?] = [:], pipeSize: Int32? = nil, stdin: Int32? = nil) throws {
         var environment = ProcessInfo.processInfo.environment
         for (k, v) in env { environment[k] = v }
         if args[0].contains("/") {
@@ -283,7 +408,7 @@ final class Subprocess: @unchecked Sendable {
         // Our ends must not leak into other children (pipe2 is not exported to Swift here).
         for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         if let pipeSize { _ = fcntl(out[0], 1031 /* F_SETPIPE_SZ */, pipeSize) }
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = stdin.map { FileHandle(fileDescriptor: $0, closeOnDealloc: false) } ?? FileHandle.nullDevice
         process.standardOutput = FileHandle(fileDescriptor: out[1], closeOnDealloc: false)
         process.standardError = FileHandle(fileDescriptor: err[1], closeOnDealloc: false)
         started = monotonic()
@@ -518,13 +643,16 @@ enum Fifo {
     }
 }
 
-/// Writes PCM into the pipe source's FIFO on its own thread, at `speed` times real time (nil:
-/// as fast as the FIFO takes it), in 10 ms chunks; stops early on `stop()`. When done it
-/// waits until the pipe source has read everything from the FIFO.
+/// Writes PCM into the pipe source's FIFO (PulseAudio) or a player's stdin pipe (pacat, on
+/// PipeWire) on its own thread, at `speed` times real time (nil: as fast as it is taken), in
+/// 10 ms chunks; stops early on `stop()`. When done it waits until the reader has taken
+/// everything (and, with a player, until the player has played it and exited).
 final class FifoFeeder: @unchecked Sendable {
     let path: String
     let samples: [Int16]
     let speed: Double?
+    private let givenFD: Int32?
+    private let player: Subprocess?
     private let stopFlag = Atomic<Bool>(false)
     private let written = Atomic<Int>(0)
     private let finished = Atomic<Bool>(false)
@@ -535,6 +663,28 @@ final class FifoFeeder: @unchecked Sendable {
         self.path = path
         self.samples = samples
         self.speed = speed
+        givenFD = nil
+        player = nil
+    }
+
+    /// Writes into `fd` (closed when done, so `player` sees the end and drains).
+    init(fd: Int32, samples: [Int16], speed: Double?, player: Subprocess) {
+        path = "pacat's stdin"
+        self.samples = samples
+        self.speed = speed
+        givenFD = fd
+        self.player = player
+    }
+
+    /// A feeder that could not start; `error` says why.
+    init(failed: String, samples: [Int16]) {
+        path = ""
+        self.samples = samples
+        speed = nil
+        givenFD = nil
+        player = nil
+        failure.withLock { $0 = failed }
+        done.signal()
     }
 
     /// Frames written into the FIFO so far.
@@ -550,23 +700,33 @@ final class FifoFeeder: @unchecked Sendable {
 
     func stop() { stopFlag.store(true, ordering: .releasing) }
 
-    /// True when the feeder finished (everything written and read by the server) in time.
+    /// True when the feeder finished (everything written and read by the server, and played
+    /// by the player) in time.
     @discardableResult
     func wait(timeout: Double) -> Bool {
+        let deadline = monotonic() + timeout
         let ok = done.wait(timeout: .now() + timeout) == .success
         if ok { done.signal() }
+        if ok, let player {
+            guard let status = player.wait(timeout: max(0, deadline - monotonic())), status == 0 else {
+                failure.withLock { $0 = $0 ?? "pacat did not finish playing: \(player.stderrText)" }
+                return false
+            }
+        }
         return ok && isFinished
     }
 
-    /// Stops the feeder and waits for its thread to leave.
+    /// Stops the feeder and waits for its thread to leave (a player is killed).
     func stopAndJoin() {
         stop()
         if done.wait(timeout: .now() + 5) == .success { done.signal() }
+        player?.kill()
     }
 
     private func feed() {
         defer { done.signal() }
-        let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        if let givenFD { _ = fcntl(givenFD, F_SETFL, O_NONBLOCK) }
+        let fd = givenFD ?? open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             failure.withLock { $0 = "cannot open \(path): \(String(cString: strerror(errno)))" }
             return
@@ -695,6 +855,54 @@ func sampleMismatch(_ actual: [Int16], _ expected: [Int16]) -> String? {
         }
     }
     return "first difference at frame \(frame) (file \(actual.count / 2) frames, input \(expected.count / 2))\(shift)"
+}
+
+/// nil when `recorded` (interleaved stereo) holds the fed `pieces` as the server delivers
+/// them; otherwise what is wrong (short). Every frame of each piece must be there, bit for bit
+/// and in order (none missing, none doubled), and nothing but zero frames around them:
+/// - on an aligned feed (PulseAudio's pipe source) the first piece starts at frame 0, each
+///   piece is contiguous, and with `complete` the last one ends the recording; only between
+///   pieces (fed apart, e.g. across a server restart) may zero frames come (the pipe source
+///   posts silence while it has no writer);
+/// - on PipeWire zero frames may also come before the first piece, after the last, and inside
+///   a piece (pacat's stream underran on the loaded machine and the sink played silence: the
+///   server's doing, never pulsemeter's, which cannot invent frames).
+/// When not `complete`, the recording may end inside a piece, and the pieces after it are
+/// missing.
+func fedAudioProblem(_ recorded: [Int16], _ pieces: [[Int16]], server: PulseServer, complete: Bool = true) -> String? {
+    let loose = !server.alignedFeed
+    let frames = recorded.count / 2
+    func isZero(_ j: Int) -> Bool { recorded[2 * j] == 0 && recorded[2 * j + 1] == 0 }
+    var j = 0  // frame in `recorded`
+    var inserted = 0
+    for (k, piece) in pieces.enumerated() {
+        let n = piece.count / 2
+        var i = 0  // frame in `piece`
+        // The silence before the piece (as far as the piece does not start with zeros).
+        if k > 0 || loose {
+            while j < frames && isZero(j) && !(piece[0] == 0 && piece[1] == 0) { j += 1 }
+        }
+        let start = j
+        while i < n && j < frames {
+            if recorded[2 * j] == piece[2 * i] && recorded[2 * j + 1] == piece[2 * i + 1] {
+                i += 1
+                j += 1
+            } else if loose && isZero(j) && i > 0 {
+                inserted += 1
+                j += 1
+            } else {
+                return "piece \(k) (from frame \(start)): its frame \(i) differs from recorded frame \(j)"
+                    + (i == 0 ? " (not found after the silence)" : "")
+            }
+        }
+        if i < n {
+            return complete ? "the recording ends inside piece \(k) (\(i) of \(n) frames)" : nil
+        }
+    }
+    if loose { while j < frames && isZero(j) { j += 1 } }
+    if j < frames { return "\(frames - j) more frames after the fed input, from frame \(j)" }
+    if inserted > 0 { print("live tests: PipeWire played \(inserted) frames of silence inside the feed (an underrun)") }
+    return nil
 }
 
 /// VmRSS of a process in kB (/proc/PID/status).

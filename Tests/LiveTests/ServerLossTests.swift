@@ -3,9 +3,35 @@ import Glibc
 import Testing
 
 extension LiveSuite {
-    /// Issue 4: the server going away. Each test kills its own private server, never the shared one.
+    /// Issue 4: the server going away (on PipeWire: pipewire-pulse killed). Each test kills its
+    /// own private server, never the shared one.
     @Suite("losing the server")
     struct ServerLoss {
+        /// Feeds `samples` into a running recording of the feed source and reads until they
+        /// are all metered: the feeder finished (the pipe source took it all, or pacat played
+        /// it), the position moved on by as many frames, and 0.3 s more (silence may come first:
+        /// PipeWire's monitor, or PulseAudio's pipe source just after a restart). `lines` are
+        /// those read so far. Returns the lines read.
+        static func feed(_ samples: [Int16], to p: Subprocess, after lines: [JSONLine],
+                         server: PulseServer) throws -> [JSONLine] {
+            let feeder = server.startFeeding(samples, speed: nil)
+            defer { feeder.stopAndJoin() }
+            let target = (lines.last { $0.type == "frame" }?.int("pos") ?? 0) + samples.count / 2
+            var got = try LiveSuite.readUntil(pos: target, p, timeout: 15)
+            #expect(got.reached, "the fed frames are metered")
+            #expect(feeder.wait(timeout: 10), "the feed was taken: \(feeder.error ?? "")")
+            got.lines += try LiveSuite.readFor(0.3, p)
+            return got.lines
+        }
+
+        /// SIGTERM, then the remaining lines; a --reconnect run ends with 0 too.
+        static func terminate(_ p: Subprocess) throws -> [JSONLine] {
+            p.signal(SIGTERM)
+            let rest = try parseLines(p.readToEnd(timeout: 10))
+            #expect(p.wait(timeout: 5) == 0, "SIGTERM ends the run with 0; stderr: \(p.stderrText)")
+            return rest
+        }
+
         @Test("the server dies mid-recording: exit 74 within 2 s, one line, the end line, every frame kept")
         func serverDies() throws {
             let server = try PulseServer.startPrivate()
@@ -20,11 +46,7 @@ extension LiveSuite {
             let m4a = dir + "/x.m4a"
             let (q, _) = try LiveSuite.startRecording(m4a, [], server: server)
             defer { q.kill() }
-            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: nil)
-            feeder.start()
-            defer { feeder.stopAndJoin() }
-            let (before, reached) = try LiveSuite.readUntil(pos: frames, p, timeout: 15)
-            #expect(reached, "the fed second should be metered before the server is killed")
+            let before = try Self.feed(input, to: p, after: [], server: server)
             #expect(try LiveSuite.readUntil(pos: frames, q, timeout: 15).reached)
 
             let killed = monotonic()
@@ -39,76 +61,118 @@ extension LiveSuite {
             #expect(line?.contains(server.address) == true, "names the server: \(line ?? "")")
             let end = try #require((before + after).last)
             #expect(end.type == "end", "the end line is written: \(end.raw)")
-            #expect(end.int("pos") == frames)
-            #expect(end.int("recorded_frames") == frames)
+            let pos = try #require(end.int("pos"))
+            if server.alignedFeed { #expect(pos == frames) }
+            #expect(end.int("recorded_frames") == pos)
 
-            let w = try readWithPythonWave(file, expected: input)
-            #expect(w.frames == frames, "every frame captured before the loss is in the file")
+            let recorded = try decodeWithSox(file)
+            let w = try readWithPythonWave(file, expected: recorded)
+            #expect(w.frames == pos, "every frame captured before the loss is in the file")
             #expect(w.matchesExpectedPrefix)
-            #expect(sampleMismatch(try decodeWithSox(file), input) == nil)
+            #expect(fedAudioProblem(recorded, [input], server: server) == nil)
 
             #expect(q.wait(timeout: 5) == 74)
             let qEnd = try #require(try parseLines(q.readToEnd(timeout: 5)).last)
-            #expect(qEnd.type == "end" && qEnd.int("recorded_frames") == frames, "ffmpeg acknowledged every frame: \(qEnd.raw)")
+            let qFrames = server.alignedFeed ? frames : (qEnd.int("pos") ?? -1)
+            #expect(qEnd.type == "end" && qEnd.int("recorded_frames") == qFrames, "ffmpeg acknowledged every frame: \(qEnd.raw)")
             let aac = try decodeWithFFmpeg(m4a)
-            #expect(aac.status == 0 && abs(aac.samples.count / 2 - frames) <= 2048, "the m4a holds the second: \(aac.samples.count / 2) frames, \(aac.stderr)")
+            #expect(aac.status == 0 && abs(aac.samples.count / 2 - qFrames) <= 2048, "the m4a holds what was captured: \(aac.samples.count / 2) frames of \(qFrames), \(aac.stderr)")
         }
 
-        @Test("--reconnect: the run survives a server restart, marks the gap, and records both sides")
-        func reconnect() throws {
+        @Test("--reconnect: the server comes back with its devices, or before them; the run waits for the device, the gap covers the whole absence, both sides are recorded",
+              arguments: [false, true])
+        func reconnect(deviceLater: Bool) throws {
             let server = try PulseServer.startPrivate()
             defer { server.stop() }
             let dir = try Live.tempDir("recon")
             defer { Live.removeTree(dir) }
-            let before = TestSignal.make(frames: 48_000, seed: 40)
-            let after = TestSignal.make(frames: 48_000, seed: 41)
+            let before = TestSignal.make(frames: 48_000, seed: deviceLater ? 44 : 40)
+            let after = TestSignal.make(frames: 48_000, seed: deviceLater ? 45 : 41)
             let file = dir + "/x.wav"
             let (p, _) = try LiveSuite.startRecording(file, ["--reconnect"], server: server)
-            let first = FifoFeeder(path: server.fifo, samples: before, speed: nil)
-            first.start()
-            defer { first.stopAndJoin() }
-            var lines = try LiveSuite.readUntil(pos: 48_000, p, timeout: 15)
-            #expect(lines.reached)
-            first.stopAndJoin()
+            var lines = try Self.feed(before, to: p, after: [], server: server)
 
+            let lostAt = Date().timeIntervalSince1970
             try server.kill9()
-            usleep(500_000)
+            lines += try LiveSuite.readFor(0.5, p)  // the frames captured before the loss
             #expect(p.isRunning, "with --reconnect the run waits for the server")
-            try server.restart()
-            // The gap line comes once the stream is back; only then can the new FIFO feed it.
+            if deviceLater {
+                // The server is back, the device is not: the run keeps waiting, silently.
+                try server.restartWithoutDevices()
+                let early = p.readLines(until: { _ in true }, timeout: 2)
+                #expect(early.lines.isEmpty, "nothing while the device is missing: \(early.lines)")
+                #expect(p.isRunning)
+            }
+            let loadingAt = Date().timeIntervalSince1970
+            if deviceLater { try server.loadDevices() } else { try server.restart() }
+            // The gap line comes once the stream is back; only then can the new feed reach it.
             let waited = p.readLines(until: { $0.contains("\"gap\"") }, timeout: 15)
-            #expect(waited.matched, "a gap line after the server came back")
+            #expect(waited.matched, "a gap line once the device is back")
             let gapLines = try parseLines(waited.lines)
             let gap = try #require(gapLines.last)
             #expect(gap.type == "gap")
             let startTs = try #require(gap.double("start_ts"))
             let endTs = try #require(gap.double("end_ts"))
             let seconds = try #require(gap.double("seconds"))
-            #expect(startTs < endTs)
+            #expect(startTs >= lostAt - 0.05 && startTs < lostAt + 1, "the gap starts at the loss (\(startTs - lostAt) s after the kill)")
+            #expect(endTs >= loadingAt, "the gap lasts until the device is back (ends \(endTs - loadingAt) s after loading began)")
+            #expect(endTs < loadingAt + 5)
             #expect(seconds > 0.4, "the server was down for at least half a second")
             #expect(abs(seconds - (endTs - startTs)) < 0.01)
+            #expect(gapLines.dropLast().allSatisfy { $0.type != "frame" }, "no frames from another device meanwhile")
 
-            let second = FifoFeeder(path: server.fifo, samples: after, speed: nil)
-            second.start()
-            defer { second.stopAndJoin() }
-            let more = try LiveSuite.readUntil(pos: 96_000, p, timeout: 15)
-            #expect(more.reached, "frames after the outage are metered")
-            p.signal(SIGTERM)
-            let rest = try parseLines(p.readToEnd(timeout: 10))
-            #expect(p.wait(timeout: 5) == 0, "SIGTERM ends a --reconnect run with 0; stderr: \(p.stderrText)")
-            lines.lines += gapLines + more.lines + rest
-            let end = try #require(lines.lines.last)
+            lines += gapLines
+            lines += try Self.feed(after, to: p, after: lines, server: server)
+            lines += try Self.terminate(p)
+            let end = try #require(lines.last)
             #expect(end.type == "end")
-            #expect(end.int("pos") == 96_000, "pos counts captured frames only")
-            #expect(end.int("recorded_frames") == 96_000)
-            let frames = lines.lines.filter { $0.type == "frame" }
-            #expect(frames.map { $0.int("pos") ?? -1 } == Array(stride(from: 1600, through: 96_000, by: 1600)),
+            let pos = try #require(end.int("pos"))
+            #expect(pos >= 96_000, "pos counts captured frames: both feeds (and on PipeWire silence)")
+            #expect(end.int("recorded_frames") == pos)
+            let frames = lines.filter { $0.type == "frame" }
+            #expect(LiveSuite.positionProblems(frames, hop: 1600, endPos: pos) == [],
                     "positions run on across the gap without a jump")
+            #expect(frames.first?.int("pos") == 1600 && frames.count == (pos + 1599) / 1600)
 
             let recorded = try decodeWithSox(file)
-            #expect(sampleMismatch(recorded, before + after) == nil, "both feeds, in order, nothing else")
-            let w = try readWithPythonWave(file, expected: before + after)
-            #expect(w.frames == 96_000 && w.matchesExpectedPrefix)
+            #expect(fedAudioProblem(recorded, [before, after], server: server) == nil,
+                    "both feeds, in order, nothing from another device")
+            let w = try readWithPythonWave(file, expected: recorded)
+            #expect(w.frames == pos && w.matchesExpectedPrefix)
+        }
+
+        @Test("a server that never starts the stream (PipeWire without WirePlumber): exit 69 within 5 s, naming the session manager")
+        func noSessionManager() throws {
+            let server = try PulseServer.startPrivate()
+            defer { server.stop() }
+            let dir = try Live.tempDir("nosm")
+            defer { Live.removeTree(dir) }
+            let file = dir + "/x.wav"
+            let tone = dir + "/tone.wav"
+            try writeWav(TestSignal.make(frames: 24_000, seed: 50), to: tone)
+            try server.stopSessionManager()
+            for args in [["monitor", "-d", "vsink.monitor", "--duration", "0.5"], ["monitor", "--duration", "0.5"],
+                         ["record", file, "-d", "vsink.monitor", "--duration", "0.5"], ["play", tone, "-d", "vsink"]] {
+                let t0 = monotonic()
+                let p = try pulsemeter(args + ["-f", "ndjson"], server: server)
+                let out = p.readToEnd(timeout: 20)
+                let status = p.wait(timeout: 5)
+                let took = monotonic() - t0
+                if server.kind == .pipewire {
+                    #expect(status == 69, "\(args)")
+                    #expect(took < 5, "\(args): detected within 5 s (took \(took) s)")
+                    let line = LiveSuite.errorLine(p.stderrText)
+                    #expect(line == "pulsemeter: connected to PulseAudio server \(server.address) but the stream never started; is a session manager (WirePlumber) running?",
+                            "\(args): got \(p.stderrText)")
+                    #expect(out.isEmpty, "\(args): nothing on stdout: \(out)")
+                    #expect(!FileManager.default.fileExists(atPath: file), "no recording")
+                } else {
+                    // PulseAudio needs no session manager: the same runs start and finish.
+                    #expect(status == 0, "\(args): stderr: \(p.stderrText)")
+                    #expect(out.last.map { (try? JSONLine($0))?.type } == "end", "\(args)")
+                    try? FileManager.default.removeItem(atPath: file)
+                }
+            }
         }
     }
 }

@@ -4,10 +4,11 @@ import Testing
 
 extension LiveSuite {
     /// Ten minutes of audio through `record` at about 20x real time. Not part of the CI
-    /// budget: runs only with PULSEMETER_SOAK=1 (then it is a full test like the others).
+    /// budget: runs only with PULSEMETER_SOAK=1 (then it is a full test like the others), and
+    /// on PulseAudio only (PipeWire's feed runs at real time: ten minutes).
     @Suite("soak")
     struct Soak {
-        static let enabled = ProcessInfo.processInfo.environment["PULSEMETER_SOAK"] == "1"
+        static let enabled = ProcessInfo.processInfo.environment["PULSEMETER_SOAK"] == "1" && Live.kind == .pulseaudio
         static let seconds = 600
 
         /// What a soak run saw: its lines of other types than frame, frame count, positions
@@ -27,13 +28,9 @@ extension LiveSuite {
             let frames = input.count / 2
             let (p, start) = try LiveSuite.startRecording(file, ["--duration", String(seconds)] + args, server: server)
             let hop = try #require(start.int("hop"))
-            let feeder = FifoFeeder(path: server.fifo, samples: input, speed: 20)
             let began = monotonic()
-            feeder.start()
-            defer {
-                feeder.stopAndJoin()
-                Fifo.drain(server.fifo)
-            }
+            let feeder = server.startFeeding(input, speed: 20)
+            defer { server.stopFeeding(feeder) }
             var run = Run()
             var lastSample = 0.0
             let deadline = began + Double(seconds) / 20 + 120
@@ -83,7 +80,7 @@ extension LiveSuite {
         }
 
         @Test("10 minutes at ~20x real time: bit-exact file, nothing dropped, flat memory",
-              .enabled(if: Soak.enabled, "set PULSEMETER_SOAK=1 to run the soak"))
+              .enabled(if: Soak.enabled, "set PULSEMETER_SOAK=1 to run the soak (PulseAudio)"))
         func tenMinutes() throws {
             let server = try Live.server()
             let dir = try Live.tempDir("soak")
@@ -96,7 +93,7 @@ extension LiveSuite {
         }
 
         @Test("10 minutes at ~20x with --split 7 and --events: the files end to end equal the input, nothing dropped, flat memory",
-              .enabled(if: Soak.enabled, "set PULSEMETER_SOAK=1 to run the soak"))
+              .enabled(if: Soak.enabled, "set PULSEMETER_SOAK=1 to run the soak (PulseAudio)"))
         func tenMinutesSplit() throws {
             let server = try Live.server()
             let dir = try Live.tempDir("soaksplit")
