@@ -122,6 +122,9 @@ extension LiveSuite {
             #expect(gapLines.dropLast().allSatisfy { $0.type != "frame" }, "no frames from another device meanwhile")
 
             lines += gapLines
+            // PulseAudio 16's pipe source, loaded a moment ago, has been seen (under load) to
+            // play silence and leave its FIFO unread for a while: give it a second.
+            if server.alignedFeed { usleep(1_000_000) }
             lines += try Self.feed(after, to: p, after: lines, server: server)
             lines += try Self.terminate(p)
             let end = try #require(lines.last)
