@@ -1,8 +1,8 @@
 /// Help text for the tool and each command.
 enum Help {
     static let meterOptions = """
-      -r, --rate HZ          capture rate (live, raw stdin)             [48000]
-      -c, --channels N       capture channels, 1..32 (live, raw stdin)  [2]
+      -r, --rate HZ          capture rate (live, raw stdin)             [the source's own]
+      -c, --channels N       capture channels, 1..32 (live, raw stdin)  [the source's own]
           --fps N            meter frames per second of audio; hop = round(rate/fps)  [30]
           --window MS        RMS integration window                     [50]
           --bands N          FFT band levels, log-spaced (0 = off)      [0]

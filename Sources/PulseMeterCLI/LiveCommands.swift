@@ -34,7 +34,8 @@ enum LiveCommands {
 
     /// monitor / record: live capture through the shared pipeline.
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
-        let settings = try MeterOptions.settings(a)
+        let given = a.string("rate") != nil && a.string("channels") != nil
+        let settings = try MeterOptions.settings(a, native: given ? (48000, 2) : nativeSpec(of: a.string("device")))
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
         let mode = try RecordingOptions.mode(a, rate: settings.rate)
         if let device = a.string("device"), device.isEmpty {
@@ -72,6 +73,16 @@ enum LiveCommands {
         return 0
     }
 
+    /// The source's own rate and channels, the capture spec unless -r/-c say otherwise (a
+    /// 16 kHz mono microphone is metered as such, not resampled to 48 kHz stereo); 48000 / 2
+    /// when the server cannot say (the opening reports why, with its own error), and within
+    /// the meter's limits.
+    static func nativeSpec(of device: String?) -> (rate: Int, channels: Int) {
+        guard let d = try? PulseDevices().resolve(device, direction: .record),
+              (1...MeterSettings.maxRate).contains(d.rate), d.channels >= 1 else { return (48000, 2) }
+        return (d.rate, min(d.channels, MeterSettings.maxChannels))
+    }
+
     /// devices: sources (and sinks) with their specs, as a table or JSON.
     static func devices(_ a: ParsedArguments) throws -> Int32 {
         _ = try a.requirePositionals([])
@@ -103,15 +114,33 @@ enum LiveCommands {
             try out.write(b.bytes)
             return 0
         }
-        var text = "\(server)\n"
-        for d in list {
-            let mark = d.isDefault ? "*" : " "
-            let kind = d.isSink ? "sink   " : (d.monitorOf != nil ? "monitor" : "source ")
-            text += "\(mark) \(kind)  \(d.name)  (\(d.sampleFormat) \(d.rate) Hz \(d.channels) ch)  \(d.description)\n"
-        }
-        if list.isEmpty { text += "no sources\n" }
-        try out.write(Array(text.utf8))
+        try out.write(Array(table(list, server: server).utf8))
         return 0
+    }
+
+    /// The human listing: the server on the first line, then an aligned table (`#` is the
+    /// index `-d` takes as well as the name; `*` marks the default), then how to use it.
+    static func table(_ list: [PulseDevice], server: String) -> String {
+        guard !list.isEmpty else { return "\(server)\nno sources\n" }
+        let header = ["", "#", "NAME", "KIND", "FORMAT", "RATE", "CH", "DESCRIPTION"]
+        let rows = [header] + list.map { d in
+            [d.isDefault ? "*" : "", String(d.index), d.name,
+             d.isSink ? "sink" : (d.monitorOf != nil ? "monitor" : "source"),
+             d.sampleFormat, String(d.rate), String(d.channels), d.description]
+        }
+        let rightAligned: Set<Int> = [1, 5, 6]
+        let widths = header.indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
+        var text = "\(server)\n"
+        for row in rows {
+            var line = ""
+            for (c, cell) in row.enumerated() {
+                let pad = String(repeating: " ", count: widths[c] - cell.count)
+                if c > 0 { line += "  " }
+                line += rightAligned.contains(c) ? pad + cell : (c == row.count - 1 ? cell : cell + pad)
+            }
+            text += line + "\n"
+        }
+        return text + "* the default; -d takes a NAME or a #\n"
     }
 
     /// "PulseAudio 16.1", or pipewire-pulse's own name, "PulseAudio (on PipeWire 0.3.65)".

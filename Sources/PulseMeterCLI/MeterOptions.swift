@@ -33,13 +33,15 @@ enum MeterOptions {
     }
 
     /// The meter settings for a stream of `rate` Hz and `channels` channels (when the source
-    /// decides them) or from --rate/--channels (live capture, raw stdin). Here only the
+    /// decides them) or from --rate/--channels (live capture, raw stdin), which default to
+    /// `native` (a live source's own spec; 48000 / 2 when unknown). Here only the
     /// spelling of each value is read; what is allowed is `MeterSettings.validate()`'s rule
     /// (the one statement of it), worded by `ErrorWording`.
-    static func settings(_ a: ParsedArguments, rate: Int? = nil, channels: Int? = nil) throws(PulsemeterError) -> MeterSettings {
+    static func settings(_ a: ParsedArguments, rate: Int? = nil, channels: Int? = nil,
+                         native: (rate: Int, channels: Int) = (48000, 2)) throws(PulsemeterError) -> MeterSettings {
         var s = MeterSettings()
-        s.rate = try value(a, .rate, s, as: Int.self) ?? 48000
-        s.channels = try value(a, .channels, s, as: Int.self) ?? 2
+        s.rate = try value(a, .rate, s, as: Int.self) ?? native.rate
+        s.channels = try value(a, .channels, s, as: Int.self) ?? native.channels
         if let rate { s.rate = rate }
         if let channels { s.channels = channels }
         s.fps = try value(a, .fps, s, as: Double.self) ?? 30

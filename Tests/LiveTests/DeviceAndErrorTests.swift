@@ -82,6 +82,98 @@ extension LiveSuite {
             #expect(table.first == serverName, "\(table)")
         }
 
+        @Test("devices: an aligned table with the index -d takes and the default marked; -d INDEX opens that source")
+        func table() throws {
+            let server = try Live.server()
+            let j = try pulsemeter(["devices", "--json"], server: server)
+            let json = j.readToEnd(timeout: 10).joined(separator: "\n")
+            #expect(j.wait(timeout: 5) == 0, "stderr: \(j.stderrText)")
+            let list = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+            let t = try pulsemeter(["devices"], server: server)
+            let rows = t.readToEnd(timeout: 10)
+            #expect(t.wait(timeout: 5) == 0, "stderr: \(t.stderrText)")
+            #expect(rows.first == (try Self.expectedServerName(server)))
+            #expect(rows.count == list.count + 3, "server, header, one row per device, the note: \(rows)")
+            guard rows.count == list.count + 3 else { return }
+            let header = rows[1]
+            func column(_ title: String) throws -> Int {
+                try #require(header.range(of: title).map { header.distance(from: header.startIndex, to: $0.lowerBound) }, "\(title) in \(header)")
+            }
+            let nameAt = try column("NAME"), kindAt = try column("KIND"), formatAt = try column("FORMAT")
+            for (row, d) in zip(rows[2..<(2 + list.count)], list) {
+                let chars = Array(row)
+                func cell(_ at: Int) -> String {
+                    String(chars.dropFirst(at).prefix { $0 != " " })
+                }
+                let name = try #require(d["name"] as? String)
+                #expect(cell(nameAt) == name, "the name column lines up: \(row)")
+                #expect(cell(kindAt) == (d["monitor"] as? Bool == true ? "monitor" : "source"), "\(row)")
+                #expect(cell(formatAt) == d["sample_format"] as? String, "\(row)")
+                let index = String(chars.prefix(nameAt)).split(separator: " ").last.map(String.init)
+                #expect(index == (d["index"] as? NSNumber)?.stringValue, "the index column: \(row)")
+                #expect((chars.first == "*") == (d["default"] as? Bool == true), "the default is marked: \(row)")
+            }
+            #expect(rows.last?.contains("-d") == true, "the note on -d: \(rows.last ?? "")")
+
+            // -d INDEX opens the source of that index (vsink.monitor: it runs on both servers).
+            let monitor = try #require(list.first { $0["name"] as? String == "vsink.monitor" })
+            let index = try #require((monitor["index"] as? NSNumber)?.stringValue)
+            let p = try pulsemeter(["monitor", "-d", index, "-f", "ndjson", "--duration", "0.1"], server: server)
+            let lines = try parseLines(p.readToEnd(timeout: 15))
+            #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+            #expect(lines.first?.string("source") == "vsink.monitor")
+        }
+
+        @Test("capture at the source's own rate and channels unless -r/-c say otherwise: a 16 kHz mono source")
+        func nativeFormat() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("native")
+            defer { Live.removeTree(dir) }
+            let load = try run(["pactl", "load-module", "module-null-sink", "sink_name=mono16", "rate=16000", "channels=1"],
+                               env: server.environment)
+            let module = load.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(load.status == 0, "\(load.stderr)")
+            defer { _ = try? run(["pactl", "unload-module", module], env: server.environment) }
+            // The source's spec as pactl reports it (PipeWire creates the node a moment later).
+            var spec = ""
+            let deadline = monotonic() + 5
+            while spec.isEmpty && monotonic() < deadline {
+                let short = try run(["pactl", "list", "short", "sources"], env: server.environment).stdout
+                spec = short.split(separator: "\n").first { $0.contains("mono16.monitor") }.map(String.init) ?? ""
+                if spec.isEmpty { usleep(100_000) }
+            }
+            #expect(spec.contains("1ch 16000Hz"), "pactl: \(spec)")
+
+            // A -12 dBFS RMS tone into the sink, for the whole run.
+            let frames = 6 * 16000
+            let a = pow(10, -12.0 / 20) * sqrt(2) * 32767
+            let tone = (0..<frames).map { Int16(a * sin(2 * Double.pi * 330 * Double($0) / 16000)) }
+            try writeRaw(tone, to: dir + "/tone.raw")
+            let player = try Subprocess(["pacat", "--latency-msec=30", "--raw", "--rate=16000", "--channels=1",
+                                         "--format=s16le", "-d", "mono16", dir + "/tone.raw"], env: server.environment)
+            defer { player.kill() }
+            usleep(500_000)
+
+            let p = try pulsemeter(["monitor", "-d", "mono16.monitor", "-f", "ndjson", "--duration", "1"], server: server)
+            let lines = try parseLines(p.readToEnd(timeout: 15))
+            #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+            let start = try #require(lines.first)
+            #expect(start.int("rate") == 16000 && start.int("channels") == 1, "metered as 16 kHz mono: \(start.raw)")
+            #expect(start.int("hop") == 533, "hop = round(16000 / 30)")
+            let frameLines = lines.filter { $0.type == "frame" }
+            #expect(frameLines.allSatisfy { $0.doubles("rms_db")?.count == 1 }, "one channel")
+            let loudest = frameLines.compactMap { $0.doubles("rms_db")?.first }.max() ?? -999
+            #expect(abs(loudest - -12) < 0.5, "the tone's level: \(loudest)")
+            #expect(lines.last?.int("pos") == 16000, "--duration 1 is 16000 frames at the source's rate")
+
+            // -r / -c say otherwise.
+            let q = try pulsemeter(["monitor", "-d", "mono16.monitor", "-r", "48000", "-c", "2", "-f", "ndjson", "--duration", "0.2"],
+                                   server: server)
+            let qStart = try #require(try parseLines(q.readToEnd(timeout: 15)).first)
+            #expect(q.wait(timeout: 5) == 0, "stderr: \(q.stderrText)")
+            #expect(qStart.int("rate") == 48000 && qStart.int("channels") == 2)
+        }
+
         @Test("@DEFAULT_MONITOR@, @DEFAULT_SINK@ and @DEFAULT_SOURCE@ open the devices they name",
               arguments: ["@DEFAULT_MONITOR@", "@DEFAULT_SINK@", "@DEFAULT_SOURCE@"])
         func specialNames(name: String) throws {
@@ -154,6 +246,24 @@ extension LiveSuite {
             #expect(line?.contains("pulsemeter devices") == true)
             #expect(out.isEmpty)
             #expect(!FileManager.default.fileExists(atPath: file))
+        }
+
+        @Test("a sink given where a source is wanted suggests its monitor; a source given to play says it is one")
+        func wrongKind() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("kind")
+            defer { Live.removeTree(dir) }
+            let tone = dir + "/tone.wav"
+            try writeWav(TestSignal.make(frames: 4800, seed: 52), to: tone)
+            for (args, hint) in [(["monitor", "-d", "vsink"], "-d vsink.monitor"),
+                                 (["play", tone, "-d", "vsink.monitor"], "vsink.monitor is a source")] {
+                let p = try pulsemeter(args + ["-f", "ndjson"], server: server)
+                let out = p.readToEnd(timeout: 10)
+                #expect(p.wait(timeout: 5) == 69, "\(args)")
+                let line = LiveSuite.errorLine(p.stderrText)
+                #expect(line?.contains(hint) == true, "\(args): \(p.stderrText)")
+                #expect(out.isEmpty)
+            }
         }
 
         @Test("recording into a missing directory: exit 73 before capturing anything")
