@@ -4,7 +4,7 @@ import Testing
 
 extension LiveSuite {
     /// Issue 11: `--events` live gives the same event lines as `analyze` of the same samples.
-    @Suite("events")
+    @Suite("events", Live.needsAlignedFeed)
     struct Events {
         /// Signal, silence, signal with samples pinned at the rails, silence to the end.
         static func signalWithGapsAndClips() -> (samples: [Int16], clipped: [Int]) {

@@ -4,7 +4,7 @@ import Testing
 
 extension LiveSuite {
     /// Issue 11: `record --split` and `record --trigger`, and how their files are named.
-    @Suite("split and triggered recording")
+    @Suite("split and triggered recording", Live.needsAlignedFeed)
     struct SplitAndTrigger {
         /// The `file` lines as (event, file, pos, frames).
         static func fileLines(_ lines: [JSONLine]) -> [(event: String, file: String, pos: Int, frames: Int)] {
