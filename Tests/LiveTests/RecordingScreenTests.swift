@@ -11,7 +11,7 @@ extension LiveSuite.TerminalMeter {
         defer { Live.removeTree(dir) }
         let tmux = Tmux(socket: dir + "/tmux.sock")
         defer { _ = try? tmux("kill-server") }
-        Fifo.drain(server.fifo)
+        server.drainFeed()
         // 0.5 s of silence, 1.5 s of signal with samples pinned at the rail on channel R,
         // then silence: the take opens, the lamp lights, the take closes after the hold.
         var input = [Int16](repeating: 0, count: 2 * 24000)
@@ -20,8 +20,8 @@ extension LiveSuite.TerminalMeter {
         input += burst + [Int16](repeating: 0, count: 2 * 4 * 48000)
         let status = dir + "/status"
         try tmux("new-session", "-d", "-s", "rec", "-x", "110", "-y", "12",
-                 "env PULSE_SERVER='\(server.address)' LANG=C.UTF-8 '\(bin)' record '\(dir)/t.wav' -d pipesrc "
-                 + "--trigger -40 --hold 1 --events --duration 6; echo $? > '\(status)'; exec sleep 600")
+                 "env PULSE_SERVER='\(server.address)' LANG=C.UTF-8 '\(bin)' record '\(dir)/t.wav' -d \(server.feedSource) "
+                 + "--trigger -40 --hold 1 --events --duration \(server.alignedFeed ? 6 : 7); echo $? > '\(status)'; exec sleep 600")
         func waitFor(timeout: Double = 10, _ ok: ([String]) -> Bool) throws -> [String] {
             let deadline = monotonic() + timeout
             var rows = try tmux.rows("rec")
