@@ -24,8 +24,10 @@ extension LiveSuite {
         @Test("monitor --target -23: a -23 LUFS tone through the pipe source reads short-term -23 +-0.15")
         func monitorReadsTheTone() throws {
             let server = try Live.server()
-            Fifo.drain(server.fifo)
-            let p = try pulsemeter(["monitor", "-d", "pipesrc", "-f", "ndjson", "--target", "-23", "--duration", "6", "--fps", "10"],
+            server.drainFeed()
+            // On PipeWire the tone comes after some silence: 2 s more of run.
+            let p = try pulsemeter(["monitor", "-d", server.feedSource, "-f", "ndjson", "--target", "-23",
+                                    "--duration", server.feedDurationArgument(frames: 6 * 48000), "--fps", "10"],
                                    server: server)
             defer { p.kill() }
             let first = try #require(p.readLine(timeout: 15), "no start line; stderr: \(p.stderrText)")
@@ -36,7 +38,9 @@ extension LiveSuite {
             let lines = try parseLines(p.readToEnd(timeout: 30))
             #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
             let frames = lines.filter { $0.type == "frame" }
-            let steady = frames.filter { ($0.int("pos") ?? 0) >= 3 * 48000 }
+            // Where the tone began (0 on PulseAudio): the hop before the first audible frame.
+            let onset = (frames.first { ($0.doubles("rms_db")?.max() ?? -160) > -60 }?.int("pos") ?? 0) - 4800
+            let steady = frames.filter { ($0.int("pos") ?? 0) >= max(0, onset) + 3 * 48000 && ($0.int("pos") ?? 0) <= onset + 6 * 48000 }
             #expect(steady.count >= 25)
             for f in steady {
                 let s = try #require(f.double("lufs_s"))
