@@ -30,6 +30,8 @@ public final class PlaybackSession: @unchecked Sendable {
     private let done = Wakeup()
     private let failure = Mutex<Error?>(nil)
     private let cancellation: Cancellation
+    /// Wakes the paused audio thread: resume, seek, stop or cancellation.
+    private let unpaused = Wakeup()
 
     /// Opens the file (exit 65/66; through ffmpeg what libsndfile does not read) and a playback
     /// stream on `device` (exit 69). Cancelling
@@ -37,6 +39,7 @@ public final class PlaybackSession: @unchecked Sendable {
     public init(path: FilePath, device: String?, sink: any FrameSink, settings: MeterSettings? = nil,
                 cancellation: Cancellation = Cancellation()) throws {
         self.cancellation = cancellation
+        cancellation.onCancel { [unpaused] in unpaused.signal() }
         reader = try AudioFile.open(path, cancellation: cancellation)
         rate = reader.rate
         channels = reader.channels
@@ -58,9 +61,20 @@ public final class PlaybackSession: @unchecked Sendable {
     /// The file position being heard now, in frames.
     public var position: Int { playedFrames.load(ordering: .acquiring) }
 
-    public func togglePause() { _ = paused.logicalXor(true, ordering: .acquiringAndReleasing) }
-    public func seek(bySeconds s: Double) { seekDelta.add(Int(s * Double(rate)), ordering: .acquiringAndReleasing) }
-    public func stop() { stopFlag.store(true, ordering: .releasing) }
+    public func togglePause() {
+        _ = paused.logicalXor(true, ordering: .acquiringAndReleasing)
+        unpaused.signal()
+    }
+
+    public func seek(bySeconds s: Double) {
+        seekDelta.add(Int(s * Double(rate)), ordering: .acquiringAndReleasing)
+        unpaused.signal()
+    }
+
+    public func stop() {
+        stopFlag.store(true, ordering: .releasing)
+        unpaused.signal()
+    }
 
     private var stopping: Bool { stopFlag.load(ordering: .acquiring) || cancellation.isCancelled }
 
@@ -103,7 +117,7 @@ public final class PlaybackSession: @unchecked Sendable {
                         stream.flush()  // silence now, not after the buffer drains
                         wasPaused = true
                     }
-                    usleep(10_000)
+                    unpaused.wait()  // asleep until resumed, moved, stopped or cancelled
                     continue
                 }
                 wasPaused = false
