@@ -20,14 +20,19 @@ import Testing
             let seconds = pause ? 0.4 + 1.6 * unit() : 3 + 5 * unit()
             let db = pause ? -70 : levels[Int(unit() * Double(levels.count)) % levels.count]
             let part = dir.path("part\(i).wav")
-            var args = ["-q", "-n", "-r", "48000", "-c", "2", "-b", "24", part, "synth", String(format: "%.2f", seconds), "pinknoise", "pinknoise"]
+            // -R: sox seeds its noise generator the same way every run (without it each run is
+            // new material, and ffmpeg's and libebur128's oversamplers disagreed by 0.5-0.85 dB
+            // on some random peaks). Phrases fade in and out: an abrupt onset rings in any
+            // oversampler (DESIGN.md).
+            var args = ["-R", "-q", "-n", "-r", "48000", "-c", "2", "-b", "24", part, "synth", String(format: "%.2f", seconds), "pinknoise", "pinknoise"]
             if !pause { args += ["tremolo", "4.2", "85"] }
             args += ["vol", "\(db)dB"]
+            if !pause { args += ["fade", "0.05", "-0", "0.05"] }
             try Tool.sox(args)
             parts.append(part)
         }
         let out = dir.path("programme.wav")
-        try Tool.sox(parts + [out])
+        try Tool.sox(["-R"] + parts + [out])
         return out
     }
 
