@@ -31,7 +31,9 @@ public final class LoudnessMeter {
     private var maxMomentaryEnergy = 0.0
     private var maxShortTermEnergy = 0.0
 
-    public init(rate: Int, channels: Int, reference: (any LoudnessReference)?) {
+    /// `hop`: the meter's hop; readings come at its multiples and the 100 ms gating steps, so
+    /// the rolling sums read exactly on the grid of both (their greatest common divisor).
+    public init(rate: Int, channels: Int, hop: Int = 1, reference: (any LoudnessReference)?) {
         self.rate = rate
         self.channels = channels
         self.reference = reference
@@ -40,12 +42,15 @@ public final class LoudnessMeter {
         counted = (0..<channels).filter { roles[$0].weight > 0 }
         weights = counted.map { roles[$0].weight }
         filters = counted.map { _ in KWeighting(rate: rate) }
-        momentary = counted.map { _ in RollingSquareSum(window: 4 * max(1, (rate + 5) / 10)) }
-        shortTerm = counted.map { _ in RollingSquareSum(window: 30 * max(1, (rate + 5) / 10)) }
+        let grid = Self.gcd(max(1, (rate + 5) / 10), max(1, hop))
+        momentary = counted.map { _ in RollingSquareSum(window: 4 * max(1, (rate + 5) / 10), hop: grid) }
+        shortTerm = counted.map { _ in RollingSquareSum(window: 30 * max(1, (rate + 5) / 10), hop: grid) }
         scratch = .allocate(capacity: scratchCapacity)
     }
 
     deinit { scratch.deallocate() }
+
+    private static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
 
     /// Adds `n` frames given per channel: channel c's samples at `planar + c * channelStride`.
     public func push(_ planar: UnsafePointer<Float>, channelStride: Int, count n: Int) {

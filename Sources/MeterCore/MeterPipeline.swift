@@ -51,7 +51,7 @@ public final class MeterPipeline {
         self.channels = settings.channels
         self.clock = clock
         var meters: [RollingSquareSum] = []
-        for _ in 0..<settings.channels { meters.append(RollingSquareSum(window: settings.window)) }
+        for _ in 0..<settings.channels { meters.append(RollingSquareSum(window: settings.window, hop: settings.hop)) }
         self.meters = meters
         hopPeak = Array(repeating: 0, count: channels)
         hopClips = Array(repeating: 0, count: channels)
@@ -69,7 +69,7 @@ public final class MeterPipeline {
             spectrum = nil
         }
         loudness = settings.loudness
-            ? LoudnessMeter(rate: settings.rate, channels: settings.channels, reference: loudnessReference) : nil
+            ? LoudnessMeter(rate: settings.rate, channels: settings.channels, hop: settings.hop, reference: loudnessReference) : nil
         mono = .allocate(capacity: monoCapacity)
         planar = .allocate(capacity: monoCapacity * settings.channels)
         frame = MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: channels),
@@ -113,25 +113,35 @@ public final class MeterPipeline {
     }
 
     /// Skips `frames` input frames that never arrived (counted in `dropped`); positions stay
-    /// on the hop grid, hops with no samples at all are not emitted.
+    /// on the hop grid, hops with no samples at all are not emitted. A window reaching back
+    /// over the gap covers the samples that did arrive in it.
     public func skip(frames: Int, emit: (MeterFrame) throws -> Void) rethrows {
         guard frames > 0 else { return }
         dropped += frames
         let toBoundary = hop - hopFill
         if frames >= toBoundary {
+            for m in meters { m.skip(toBoundary) }
             pos += toBoundary
             if hopSampled {
                 hopFill = hop
                 try emitFrame(emit)
             }
             let rest = frames - toBoundary
+            for m in meters { m.skip(rest) }
             pos += rest
             hopFill = rest % hop
             hopStart = pos - hopFill
         } else {
+            for m in meters { m.skip(frames) }
             pos += frames
             hopFill += frames
         }
+    }
+
+    /// Announces where the stream will end (a file's declared length), before any sample, so
+    /// that the last partial hop's window is exact like every other (see `RollingSquareSum`).
+    public func expectEnd(at frames: Int) {
+        for m in meters { m.expectRead(at: frames) }
     }
 
     /// Emits the last partial hop, if any of it was processed; a silence still going on ends
@@ -148,7 +158,7 @@ public final class MeterPipeline {
         var s = StreamSummary(
             pos: pos, rate: settings.rate,
             rmsDb: (0..<channels).map { c in
-                let n = meters[c].count
+                let n = meters[c].received
                 return n > 0 ? Decibels.fromPower(meters[c].totalSquares / Double(n)) : Decibels.floor
             },
             peakDb: totalPeak.map { Decibels.fromAmplitude(Double($0)) },

@@ -7,6 +7,13 @@ public protocol SampleBlockSource: AnyObject {
     var name: String { get }
     /// Reads up to `maxFrames` frames into `buffer`; returns 0 at the end.
     func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int
+    /// The frames the source expects to deliver (a file's declared length), so that the window
+    /// of the last, partial hop is exact; nil when unknown (stdin).
+    var expectedFrames: Int? { get }
+}
+
+extension SampleBlockSource {
+    public var expectedFrames: Int? { nil }
 }
 
 /// A source that lends its own blocks instead of copying into the caller's buffer.
@@ -22,6 +29,7 @@ extension MeterPipeline {
     public func run(source: any SampleBlockSource, sink: any FrameSink, blockFrames: Int = 16384,
                     shouldStop: () -> Bool = { false }) throws -> StreamSummary {
         try sink.start(streamInfo(source: source.name))
+        if let n = source.expectedFrames { expectEnd(at: n) }
         if let lender = source as? any BlockLendingSource {
             while try !shouldStop() && lender.withNextBlock({ block, n in try process(block, frames: n) { try sink.frame($0) } }) {}
             return try finishRun(sink: sink)

@@ -19,7 +19,6 @@ public final class FFTWPowerSpectrum: PowerSpectrumTransform {
         self.size = size
         let input = fftwf_alloc_real(size)!
         let output = fftwf_alloc_complex(size / 2 + 1)!
-        input.initialize(repeating: 0, count: size)
         self.input = input
         self.output = output
         plan = Self.plannerLock.withLock {

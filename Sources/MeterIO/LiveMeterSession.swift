@@ -271,6 +271,7 @@ public final class LiveMeterSession: @unchecked Sendable {
         let s = options.settings
         let pipeline = try MeterPipeline(settings: s, transform: transform, clock: unixSeconds,
                                          loudnessReference: s.loudness ? EBUR128Loudness(rate: s.rate, channels: s.channels, live: true) : nil)
+        if let end = options.durationFrames { pipeline.expectEnd(at: end) }
         var sinkError: Error?
         do { try sink.start(pipeline.streamInfo(source: sourceName, live: true)) } catch {
             // The output is already unusable (EPIPE, ENOSPC on /dev/full): stop at once rather

@@ -16,6 +16,7 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
     /// Called on the analysis thread just before it sleeps for want of input (a slow pipe):
     /// a chance to push out what is already analysed.
     public var whenStarved: (() -> Void)?
+    public let expectedFrames: Int?
     /// The wrapped source: read only by the decoding thread once the first read starts.
     private let base: any SampleBlockSource
     private let handoff: ChunkHandoff<Float>
@@ -29,6 +30,7 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
         rate = base.rate
         channels = base.channels
         name = base.name
+        expectedFrames = base.expectedFrames
         self.blockFrames = blockFrames
         handoff = ChunkHandoff(slots: blocks, slotCapacity: blockFrames * base.channels)
         if let cancellation { handoff.cancel(on: cancellation) }

@@ -29,6 +29,7 @@ public final class SoundFileReader: AudioFileSource {
     public let channels: Int
     /// Frames the header announces (may exceed what a truncated file holds).
     public let declaredFrames: Int
+    public var expectedFrames: Int? { declaredFrames }
     public let formatCode: Int32
     public var name: String { path.string }
     /// Frames the header's own fields promise (`DeclaredLength`; FLAC's STREAMINFO when it

@@ -134,6 +134,7 @@ final class LimitedSource: SampleBlockSource {
     var rate: Int { base.rate }
     var channels: Int { base.channels }
     var name: String { base.name }
+    var expectedFrames: Int? { min(base.expectedFrames ?? remaining, remaining) }
     func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int {
         guard remaining > 0 else { return 0 }
         let n = try base.read(into: buffer, maxFrames: min(maxFrames, remaining))

@@ -33,7 +33,7 @@ import Testing
     @Test func rollingSumIsBitIdenticalAcrossSplits() {
         let x = Self.noise(frames: 5000, channels: 1, seed: 9)
         func sums(_ splits: [Int]) -> [Double] {
-            let r = RollingSquareSum(window: 1000)
+            let r = RollingSquareSum(window: 1000, hop: 1000)
             var out: [Double] = []
             var i = 0, k = 0
             x.withUnsafeBufferPointer { p in
@@ -53,5 +53,68 @@ import Testing
         let pick = { (v: [Double], per: Int) in stride(from: per * 2 - 2, to: v.count, by: per * 2).map { [v[$0], v[$0 + 1]] } }
         #expect(pick(a, 1) == pick(b, 2))
         #expect(pick(a, 1) == pick(c, 2))
+    }
+
+    /// Drives a pipeline over `samples` with the positions in `gaps` skipped (never arrived),
+    /// in runs of `blocks` (cycled), cut at the gaps' edges.
+    static func runWithGaps(_ samples: [Float], channels: Int, settings: MeterSettings,
+                            gaps: [Range<Int>], blocks: [Int]) throws -> (frames: [MeterFrame], end: StreamSummary) {
+        let pipeline = try MeterPipeline(settings: settings)
+        var frames: [MeterFrame] = []
+        let total = samples.count / channels
+        var p = 0, call = 0
+        try samples.withUnsafeBufferPointer { buf in
+            while p < total {
+                if let g = gaps.first(where: { $0.contains(p) }) {
+                    try pipeline.skip(frames: g.upperBound - p) { frames.append($0) }
+                    p = g.upperBound
+                    continue
+                }
+                let nextGap = gaps.map(\.lowerBound).filter { $0 > p }.min() ?? total
+                let n = min(blocks[call % blocks.count], nextGap - p, total - p)
+                call += 1
+                try pipeline.process(buf.baseAddress! + p * channels, frames: n) { frames.append($0) }
+                p += n
+            }
+        }
+        try pipeline.finish { frames.append($0) }
+        return (frames, pipeline.summary())
+    }
+
+    /// Windows that are not multiples of the block (256) or of the hop, hops longer and shorter
+    /// than the window, gaps: the same frames for every chunking, and on the hop grid the
+    /// levels of the previous implementation (a ring of `window` samples, gaps fed as zeros,
+    /// divided by the samples that arrived).
+    @Test(arguments: [(30.0, 50.0), (30.0, 23.3), (100.0, 77.7), (7.0, 1000.0), (1000.0, 0.1)])
+    func framesAcrossGapsMatchThePreviousImplementation(fps: Double, windowMs: Double) throws {
+        let channels = 2
+        let settings = MeterSettings(rate: 48000, channels: channels, fps: fps, windowMs: windowMs)
+        let total = 48000 * 2 + 333
+        let samples = Self.noise(frames: total, channels: channels, seed: 77)
+        let gaps = [5000..<5001, 20_000..<23_777, 40_000..<90_000, 90_500..<90_600]
+        let reference = try Self.runWithGaps(samples, channels: channels, settings: settings, gaps: gaps, blocks: [65536])
+        for blocks in [[480], [7, 13, 1600, 3], [1599, 1601], [1]] where blocks != [1] || fps >= 100 {
+            let other = try Self.runWithGaps(samples, channels: channels, settings: settings, gaps: gaps, blocks: blocks)
+            #expect(other.frames == reference.frames, "blocks \(blocks)")
+            #expect(other.end == reference.end, "blocks \(blocks)")
+        }
+        // The previous implementation, per channel, at each grid frame.
+        let hop = settings.hop, window = settings.window
+        var checked = 0
+        for c in 0..<channels {
+            let ref = ReferenceRollingSquareSum(window: window)
+            let x = (0..<total).map { i in gaps.contains { $0.contains(i) } ? 0 : samples[i * channels + c] }
+            var fed = 0
+            for f in reference.frames where f.pos % hop == 0 {
+                x.withUnsafeBufferPointer { _ = ref.push($0.baseAddress! + fed, stride: 1, count: f.pos - fed) }
+                fed = f.pos
+                let lo = max(0, f.pos - window)
+                let arrived = (lo..<f.pos).filter { i in !gaps.contains { $0.contains(i) } }.count
+                let expected = arrived > 0 ? Decibels.fromPower(ref.windowSum() / Double(arrived)) : Decibels.floor
+                #expect(f.rmsDb[c] == expected, "pos \(f.pos) channel \(c)")
+                checked += 1
+            }
+        }
+        #expect(checked > 0)
     }
 }

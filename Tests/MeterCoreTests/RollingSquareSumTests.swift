@@ -40,7 +40,7 @@ import Testing
     @Test func windowSumMatchesNaiveAtEveryPosition() {
         for (w, b) in Self.shapes {
             let x = Self.signal(count: max(6 * w, 700), seed: UInt64(w * 1000 + b))
-            let r = RollingSquareSum(window: w, blockSize: b)
+            let r = RollingSquareSum(window: w, hop: 1, blockSize: b)
             #expect(r.windowSum() == 0)
             #expect(r.windowCount == 0)
             x.withUnsafeBufferPointer { buf in
@@ -64,7 +64,7 @@ import Testing
             let mono = Self.signal(count: frames * channels, seed: UInt64(77 + w + b))
             // Channel 1 of an interleaved 3-channel buffer.
             let x = (0..<frames).map { mono[$0 * channels + 1] }
-            let r = RollingSquareSum(window: w, blockSize: b)
+            let r = RollingSquareSum(window: w, hop: 1, blockSize: b)
             var n = 0
             var call = 0
             mono.withUnsafeBufferPointer { buf in
@@ -86,7 +86,7 @@ import Testing
                 var rng = SeededRNG(seed: UInt64(loudCount * 31 + w))
                 // Loud, with values whose squares do not add up exactly in binary.
                 let loud = (0..<loudCount).map { _ in Float(rng.signed() * 0.999) + 1e-4 }
-                let r = RollingSquareSum(window: w, blockSize: b)
+                let r = RollingSquareSum(window: w, hop: 1, blockSize: b)
                 loud.withUnsafeBufferPointer { _ = r.push($0.baseAddress!, stride: 1, count: loudCount) }
                 let zeros = [Float](repeating: 0, count: 3 * w + 5)
                 var pushed = 0

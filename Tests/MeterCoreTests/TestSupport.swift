@@ -33,6 +33,7 @@ final class ArraySource: SampleBlockSource {
     let name = "test"
     let samples: [Float]
     var blockSizes: [Int]
+    var expectedFrames: Int? { samples.count / channels }
     private var frame = 0
     private var call = 0
 
