@@ -80,8 +80,12 @@ extension LiveSuite {
             #expect(play.wait(timeout: 5) == 0, "stderr: \(play.stderrText)")
             let analyzed = try parseLines(try run([bin, "analyze", dir + "/voice.wav", "-f", "ndjson"]).stdout.split(separator: "\n").map(String.init))
             func levels(_ lines: [JSONLine]) -> [String] {
-                lines.filter { $0.type == "frame" || $0.type == "end" }.map { l in
-                    "\(l.type) \(l.int("pos") ?? -1) \(l.doubles("rms_db") ?? []) \(l.doubles("peak_db") ?? [])"
+                let kept = lines.filter { $0.type == "frame" || $0.type == "end" }
+                return kept.enumerated().map { i, l in
+                    // Not the last frame's rms: through ffmpeg the length is not known in advance,
+                    // so a last partial hop's window reaches back to its block (README, Levels).
+                    let rms = i == kept.count - 2 ? [] : (l.doubles("rms_db") ?? [])
+                    return "\(l.type) \(l.int("pos") ?? -1) \(rms) \(l.doubles("peak_db") ?? [])"
                 }
             }
             #expect(levels(played).count > 40)

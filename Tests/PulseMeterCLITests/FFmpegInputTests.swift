@@ -31,6 +31,17 @@ import Testing
         return r.out.split(separator: "\n").map { String($0).replacing(/"source":"[^"]*",/, with: "") }
     }
 
+    /// The lines with the rms of the last frame left out: through ffmpeg the stream's length is
+    /// not known in advance, so the window of a last, partial hop reaches back to its 256-sample
+    /// block (README, Levels); every other value is the WAV's, bit for bit.
+    static func comparable(_ lines: [String]) -> [String] {
+        var l = lines
+        if l.count >= 2, l[l.count - 2].contains("\"type\":\"frame\"") {
+            l[l.count - 2] = l[l.count - 2].replacing(/"rms_db":\[[^\]]*\]/, with: "")
+        }
+        return l
+    }
+
     @Test(arguments: [
         ("voice.m4a", ["-c:a", "aac", "-b:a", "128k"]),
         ("talk.mkv", ["-c:a", "aac", "-b:a", "96k"]),
@@ -42,7 +53,7 @@ import Testing
         for extra in [[], ["--bands", "16", "--fps", "50"]] {
             let viaFFmpeg = try Self.lines([file] + extra), viaWAV = try Self.lines([wav] + extra)
             #expect(viaFFmpeg.count > 50)
-            #expect(viaFFmpeg == viaWAV, "\(name) \(extra): analyze differs from the WAV of the same samples")
+            #expect(Self.comparable(viaFFmpeg) == Self.comparable(viaWAV), "\(name) \(extra): analyze differs from the WAV of the same samples")
         }
         for format in ["json", "ansi"] {
             let w1 = try Tool.run(["waveform", file, "--bars", "37", "--format", format])
@@ -77,7 +88,7 @@ import Testing
         let r = try Tool.exec("/bin/sh", ["-c", "cd '\(dir.url.path)' && '\(Tool.binary)' analyze -f ndjson -- -i:pipe.m4a"])
         #expect(r.status == 0, "\(r.err)")
         let wavLines = try Self.lines([wav])
-        #expect(r.out.split(separator: "\n").map { String($0).replacing(/"source":"[^"]*",/, with: "") } == wavLines)
+        #expect(Self.comparable(r.out.split(separator: "\n").map { String($0).replacing(/"source":"[^"]*",/, with: "") }) == Self.comparable(wavLines))
     }
 
     /// A directory for PATH holding only `tools` (links to the real ones, or scripts).
