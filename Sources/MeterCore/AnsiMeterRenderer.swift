@@ -3,8 +3,13 @@
 /// The screen is drawn on the alternate screen buffer from the home position, every line
 /// cleared to its end, the rest of the screen cleared below, so a frame redraws in place
 /// whatever the terminal did in between (resizes included). One bar per channel with
-/// eighth-cell resolution, green/yellow/red zones, a peak-hold marker and the dB readout;
-/// a spectrum of the bands when they are on; a status line.
+/// eighth-cell resolution, green/yellow/red zones, a peak-hold marker, the dB readout and a
+/// clip lamp; a dB scale under the bars; a spectrum of the bands with a dB axis when they are
+/// on; a status line.
+///
+/// Small terminals: channel rows come first, then the scale, then the loudness lines (with
+/// `--loudness`), then the spectrum (which gives way when it does not fit); below
+/// `minimumWidth` x `minimumHeight` one compact line.
 public struct AnsiMeterRenderer {
     public var width: Int
     public var height: Int
@@ -16,6 +21,12 @@ public struct AnsiMeterRenderer {
     public var spectrumFloorDb: Double = -90
     /// How long a peak marker holds before it falls, in seconds of audio.
     public var peakHoldSeconds: Double = 1.5
+    /// How fast a held peak marker falls once its hold is over, in dB per second of audio
+    /// (a new, higher peak takes it up again at once; it never falls below the current peak).
+    public var peakFallDbPerSecond: Double = 20
+    /// Below this size the meter is one compact line.
+    public static let minimumWidth = 20
+    public static let minimumHeight = 3
 
     /// How long a clip lamp stays lit after a clipped sample, in seconds of audio.
     public var clipLampSeconds: Double = 2
@@ -123,18 +134,11 @@ public struct AnsiMeterRenderer {
     public mutating func render(_ frame: MeterFrame, info: StreamInfo, status: String? = nil) -> String {
         let s = info.settings
         let channels = s.channels
-        if peakHold.count != channels {
-            peakHold = Array(repeating: Decibels.floor, count: channels)
-            peakHoldPos = Array(repeating: 0, count: channels)
+        let held = updateHolds(frame, rate: s.rate)
+        if width < Self.minimumWidth || height < Self.minimumHeight {
+            return Self.esc + "H" + compactLine(frame, rate: s.rate, status: status) + Self.esc + "K" + Self.esc + "J"
         }
-        let holdFrames = Int(peakHoldSeconds * Double(s.rate))
-        for c in 0..<channels {
-            if frame.peakDb[c] >= peakHold[c] || frame.pos - peakHoldPos[c] > holdFrames {
-                peakHold[c] = frame.peakDb[c]
-                peakHoldPos[c] = frame.pos
-            }
-        }
-        let w = max(20, width)
+        let w = width
         var lines: [String] = []
         let seconds = Double(frame.pos) / Double(s.rate)
         var head = "\(SafeText.terminal(info.source))  \(s.rate) Hz  \(channels) ch  \(Self.clock(seconds))"
@@ -146,29 +150,43 @@ public struct AnsiMeterRenderer {
         let narrow = w < 50
         let readoutWidth = (narrow ? 7 : 22) + 5  // and " CLIP", the clip lamp
         let cells = max(1, w - labelWidth - readoutWidth - 1)
-        let maxBarLines = max(1, height - 2 - (frame.bandsDb != nil ? 6 : 0) - (frame.loudness != nil ? 2 : 0))
-        for c in 0..<min(channels, maxBarLines) {
+        // Every row ends in a line break, so the last row stays free (a break there would
+        // scroll). Channel rows first; the scale, the loudness lines, then the spectrum only
+        // get what is left.
+        let usable = height - 1
+        for c in 0..<min(channels, max(1, usable - 1)) {
             let label = Self.label(channel: c, of: channels)
             let pad = String(repeating: " ", count: max(0, labelWidth - label.count))
-            var line = label + pad + bar(db: frame.rmsDb[c], peakDb: peakHold[c], cells: cells) + " " + Self.readout(frame.rmsDb[c])
+            var line = label + pad + bar(db: frame.rmsDb[c], peakDb: held[c], cells: cells) + " " + Self.readout(frame.rmsDb[c])
             if !narrow { line += " dB  pk " + Self.readout(frame.peakDb[c]) }
             line += clipLamp(channel: c, at: frame.pos, rate: s.rate) ? " " + sgr("1;41") + "CLIP" + sgr("0") : "     "
             lines.append(line)
         }
-        if let loudness = frame.loudness {
-            lines.append(contentsOf: loudnessLines(loudness, target: s.targetLufs, width: w))
+        if lines.count < usable {
+            lines.append(sgr("2") + String(repeating: " ", count: labelWidth) + scaleLine(cells: cells) + sgr("0"))
         }
-        if let bands = frame.bandsDb {
-            let rows = max(2, min(16, height - lines.count - 2))
-            lines.append(contentsOf: spectrum(bands, rows: rows, width: w))
+        if let loudness = frame.loudness {
+            // With room for one line only, the numbers (M, S, I, LRA, TP) rather than the bar.
+            let both = loudnessLines(loudness, target: s.targetLufs, width: w)
+            let room = usable - lines.count
+            lines.append(contentsOf: room >= 2 ? both : Array(both.suffix(max(0, room))))
+        }
+        if let bands = frame.bandsDb, usable - lines.count >= 3 {
+            let rows = min(16, usable - lines.count - 1)
+            let gutter = 4
+            let axis = spectrumAxis(rows: rows)
+            for (i, row) in spectrum(bands, rows: rows, width: max(1, w - gutter)).enumerated() {
+                lines.append(sgr("2") + axis[i] + sgr("0") + row)
+            }
             if let edges = info.bandsHz, let first = edges.first, let last = edges.last {
-                let lo = Self.hz(first.0), hi = Self.hz(last.1)
-                let gap = max(1, min(w, bands.count * max(1, w / max(1, bands.count))) - lo.count - hi.count)
-                lines.append(sgr("2") + lo + String(repeating: " ", count: gap) + hi + sgr("0"))
+                let lo = Self.hz(first.0), hi = Self.hz(last.1) + " Hz"
+                let sw = max(1, w - gutter)
+                let gap = max(1, min(sw, bands.count * max(1, sw / max(1, bands.count))) - lo.count - hi.count)
+                lines.append(sgr("2") + "  dB" + lo + String(repeating: " ", count: gap) + hi + sgr("0"))
             }
         }
         var out = Self.esc + "H"
-        for line in lines.prefix(max(1, height)) {
+        for line in lines.prefix(max(1, usable)) {
             out += line + Self.esc + "K\r\n"
         }
         out += Self.esc + "J"
@@ -237,6 +255,110 @@ public struct AnsiMeterRenderer {
             s += "  target \(readout(t, width: 0)): gain \(g >= 0 ? "+" : "")\(readout(g, width: 0)) dB"
         }
         return s
+    }
+
+    /// Updates the held peaks: a peak holds `peakHoldSeconds`, then falls `peakFallDbPerSecond`;
+    /// returns the markers to show.
+    private mutating func updateHolds(_ frame: MeterFrame, rate: Int) -> [Double] {
+        let channels = frame.peakDb.count
+        if peakHold.count != channels {
+            peakHold = Array(repeating: Decibels.floor, count: channels)
+            peakHoldPos = Array(repeating: 0, count: channels)
+        }
+        let holdFrames = Int(peakHoldSeconds * Double(rate))
+        var held = peakHold
+        for c in 0..<channels {
+            let falling = max(0, frame.pos - peakHoldPos[c] - holdFrames)
+            let shown = peakHold[c] - peakFallDbPerSecond * Double(falling) / Double(rate)
+            if frame.peakDb[c] >= shown {
+                peakHold[c] = frame.peakDb[c]
+                peakHoldPos[c] = frame.pos
+                held[c] = frame.peakDb[c]
+            } else {
+                held[c] = shown
+            }
+        }
+        return held
+    }
+
+    /// The dB values the scale under the bars labels: the floor, then -40 -20 -10 -6 -3 0.
+    private var scaleTicks: [Double] {
+        [floorDb] + [-40.0, -20, -10, -6, -3, 0].filter { $0 > floorDb + 1 }
+    }
+
+    /// A line of dB labels under a bar of `cells` cells, each under its level's cell (the floor
+    /// at the left end, 0 at the right end); a label that would touch its left neighbour is
+    /// left out, except 0, which takes the place of the neighbour instead.
+    public func scaleLine(cells: Int) -> String {
+        let ticks = scaleTicks
+        var placed: [(start: Int, text: [Character])] = []
+        for (i, db) in ticks.enumerated() {
+            let text = Array(Self.tickText(db))
+            let last = i == ticks.count - 1
+            var start = Int(((db - floorDb) / -floorDb * Double(cells)).rounded()) - text.count / 2
+            if i == 0 { start = 0 }
+            if last { start = cells - text.count }
+            start = max(0, min(start, cells - text.count))
+            while let prev = placed.last, start <= prev.start + prev.text.count {
+                guard last else { break }
+                placed.removeLast()
+            }
+            if let prev = placed.last, start <= prev.start + prev.text.count { continue }
+            placed.append((start, text))
+        }
+        var line = [Character](repeating: " ", count: max(0, cells))
+        for p in placed where p.start + p.text.count <= line.count {
+            for (k, ch) in p.text.enumerated() { line[p.start + k] = ch }
+        }
+        var s = String(line)
+        while s.hasSuffix(" ") { s.removeLast() }
+        return s + " dB"
+    }
+
+    private static func tickText(_ db: Double) -> String { String(Int(db.rounded())) }
+
+    /// The spectrum's dB axis: a 4-column label per row, at the rows holding round values.
+    func spectrumAxis(rows: Int) -> [String] {
+        let floor = spectrumFloorDb
+        let step = [10.0, 20, 30, 45, 90].first { $0 >= -floor / Double(rows) } ?? -floor
+        var axis = [String](repeating: "    ", count: rows)
+        var v = 0.0
+        while v >= floor - 1e-9 {
+            // Row 0 is the top: it covers [floor * 1/rows, 0].
+            let i = min(rows - 1, Int((v / floor * Double(rows)).rounded(.down)))
+            let t = Self.tickText(v)
+            if axis[i] == "    " { axis[i] = String(repeating: " ", count: max(0, 3 - t.count)) + t + " " }
+            v -= step
+        }
+        return axis
+    }
+
+    /// The whole meter on one line: per channel its label, a short bar and the level (just the
+    /// loudest level when the channels do not fit); "! " first when there is a status (an
+    /// outage, a recording), "!" after a label while its clip lamp is lit.
+    func compactLine(_ frame: MeterFrame, rate: Int, status: String?) -> String {
+        let w = max(1, width)
+        let channels = frame.rmsDb.count
+        var out = status != nil ? "! " : ""
+        let room = w - out.count
+        let seg = room / max(1, channels)
+        let labelWidth = channels > 9 ? 2 : 1
+        let clipping = (0..<channels).map { clipLamp(channel: $0, at: frame.pos, rate: rate) }
+        if seg >= labelWidth + 8 {
+            for c in 0..<channels {
+                let label = Self.label(channel: c, of: channels)
+                let lamp = clipping[c] ? "!" : ""
+                let cells = seg - label.count - lamp.count - 7
+                out += label + lamp
+                if cells > 0 { out += bar(db: frame.rmsDb[c], peakDb: nil, cells: cells) }
+                out += Self.readout(frame.rmsDb[c]) + " "
+            }
+        } else {
+            let loudest = frame.rmsDb.max() ?? Decibels.floor
+            let text = (clipping.contains(true) ? "!" : "") + Self.readout(loudest, width: 0) + " dB"
+            out += String(text.prefix(max(0, room)))
+        }
+        return out
     }
 
     /// Vertical bars of the band levels, `rows` high, filling `width` columns.

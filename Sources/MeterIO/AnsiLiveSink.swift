@@ -1,7 +1,9 @@
 import MeterCore
 
 /// The live ANSI meter on a terminal: draws each frame in one write on the alternate screen,
-/// follows resizes (SIGWINCH), shows outages, and restores the terminal when it ends.
+/// follows resizes (SIGWINCH), shows outages and the recording (REC, file, recorded time),
+/// reads q and Esc from a terminal on stdin (`Terminal.readKeys`, as `play` does), and
+/// restores the terminal when it ends.
 ///
 /// `restore()` is idempotent; the CLI also calls it on every error path.
 public final class AnsiLiveSink: LiveStatusSink {
@@ -14,6 +16,11 @@ public final class AnsiLiveSink: LiveStatusSink {
     private var outage = false
     /// Minimum seconds between redraws: frames that arrive faster (catching up) are skipped.
     public var minInterval = 1.0 / 90
+    /// The file of a plain (not split, not triggered) recording: REC for the whole run.
+    public var recordingFile: String?
+    /// Called when q or Esc is pressed (the CLI stops the run, as on Ctrl-C).
+    public var onQuit: (() -> Void)?
+    private var readsKeys = false
 
     /// Says (once) whether the terminal was resized since the last call.
     private let takeResize: () -> Bool
@@ -30,12 +37,17 @@ public final class AnsiLiveSink: LiveStatusSink {
     public func start(_ info: StreamInfo) throws {
         self.info = info
         active = true
+        if onQuit != nil && Terminal.isTerminal(0) {
+            Terminal.enterRawMode()
+            readsKeys = true
+        }
         try output.write(Array(AnsiMeterRenderer.enter.utf8))
         // Draw the empty meter at once: a quiet source may take a while to deliver a frame.
         if let f = emptyFrame() { try draw(f, now: monotonicSeconds()) }
     }
 
     public func frame(_ frame: MeterFrame) throws {
+        pollKeys()
         renderer.observe(frame)
         lastFrame = frame
         let now = monotonicSeconds()
@@ -50,12 +62,15 @@ public final class AnsiLiveSink: LiveStatusSink {
     /// recording between takes: "waiting for the trigger").
     public var recordingIdleStatus: String?
     private var openFile: String?
+    private var openFilePos = 0
 
     public func file(_ event: RecordingFileEvent) throws {
         openFile = event.kind == .open ? SafeText.terminal(event.file) : nil
+        openFilePos = event.pos
     }
 
     public func idle(outage: Bool) throws {
+        pollKeys()
         let resized = followResize()
         if outage != self.outage || resized {
             self.outage = outage
@@ -85,7 +100,16 @@ public final class AnsiLiveSink: LiveStatusSink {
     public func restore() {
         guard active else { return }
         active = false
+        if readsKeys {
+            Terminal.leaveRawMode()
+            readsKeys = false
+        }
         try? output.write(Array(AnsiMeterRenderer.leave.utf8))
+    }
+
+    private func pollKeys() {
+        guard readsKeys, Terminal.readKeys().contains(.quit) else { return }
+        onQuit?()
     }
 
     private func followResize() -> Bool {
@@ -107,7 +131,10 @@ public final class AnsiLiveSink: LiveStatusSink {
         guard let info, active else { return }
         lastDraw = now
         var status = outage ? "RECONNECTING: source lost, waiting for it" : nil
-        if let recording = openFile.map({ "REC " + $0 }) ?? recordingIdleStatus {
+        let recorded = { (file: String) in
+            "REC " + file + " " + AnsiMeterRenderer.clock(Double(frame.pos - self.openFilePos) / Double(info.settings.rate))
+        }
+        if let recording = (openFile ?? recordingFile.map(SafeText.terminal)).map(recorded) ?? recordingIdleStatus {
             status = status.map { $0 + "  " + recording } ?? recording
         }
         try output.write(Array(renderer.render(frame, info: info, status: status).utf8))

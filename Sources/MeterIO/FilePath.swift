@@ -52,6 +52,13 @@ public struct FilePath: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// True when something exists under this name (`lstat(2)`: a dangling symbolic link too),
+    /// so that a recording never replaces a file unless asked to.
+    public var exists: Bool {
+        var st = stat()
+        return withCString { lstat($0, &st) } == 0
+    }
+
     /// Checks an input path before a decoder sees it, so that missing, unreadable and directory
     /// paths get exit 66 with a clear reason (`stat(2)`, `access(2)`).
     public func checkReadable() throws(PulsemeterError) {

@@ -17,6 +17,8 @@ public struct LiveOptions: Sendable {
     public var bitrateKbps: Int?
     /// One file, split files or voice-activated takes (`recordPath` is then the name pattern).
     public var recordMode: RecordingPlan.Mode
+    /// Replace an existing recording file (`.single` only); when false it is never touched.
+    public var replaceRecording = false
 
     public init(device: String? = nil, settings: MeterSettings, durationFrames: Int? = nil,
                 recordPath: FilePath? = nil, reconnect: Bool = false, bitrateKbps: Int? = nil,
@@ -119,7 +121,9 @@ public final class LiveMeterSession: @unchecked Sendable {
         self.stream = stream
         sourceName = stream.device ?? options.device ?? "default"
         if let path = options.recordPath, let format {
-            files = try Recorder(plan: RecordingPlan(path: path, mode: options.recordMode), format: format) { [fileEvents] e in
+            var plan = RecordingPlan(path: path, mode: options.recordMode)
+            plan.replaceExisting = options.replaceRecording
+            files = try Recorder(plan: plan, format: format) { [fileEvents] e in
                 fileEvents.list.withLock { $0.append(e) }
             }
         }

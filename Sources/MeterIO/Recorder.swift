@@ -56,7 +56,15 @@ final class Recorder {
         namer = FileNamer(pattern: plan.path)
         switch plan.mode {
         case .single:
-            writer = try format.openWriter(path: plan.path)
+            if plan.replaceExisting {
+                writer = try format.openWriter(path: plan.path)
+            } else {
+                // O_EXCL: a file that appeared after the CLI's check is left as it is too.
+                guard let w = try format.openNewWriter(path: plan.path) else {
+                    throw PulsemeterError(.cannotCreate, "\(plan.path) exists; it was left as it is")
+                }
+                writer = w
+            }
             lastFile = plan.path
         case .split(let frames):
             try openFile(at: 0)

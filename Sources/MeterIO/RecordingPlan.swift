@@ -15,6 +15,9 @@ public struct RecordingPlan: Sendable, Equatable {
     /// The file, or with split and trigger the name pattern (strftime when it holds `%`).
     public var path: FilePath
     public var mode: Mode
+    /// `.single`: replace an existing file at `path` (`--force`); when false such a file is
+    /// never touched (split and trigger never replace: their names get a counter instead).
+    public var replaceExisting = false
 
     public init(path: FilePath, mode: Mode = .single) {
         self.path = path

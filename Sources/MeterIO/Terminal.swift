@@ -64,7 +64,8 @@ extension Terminal {
         return decodeKeys(Array(buf[0..<n]))
     }
 
-    /// Decodes bytes into keys: space, q/Q, and the arrow escape sequences ESC [ C / ESC [ D.
+    /// Decodes bytes into keys: space, q/Q (and Ctrl-C, Esc) to quit, and the arrow escape
+    /// sequences ESC [ C / ESC [ D. An escape not starting a sequence is the Esc key.
     public static func decodeKeys(_ bytes: [UInt8]) -> [Key] {
         var keys: [Key] = []
         var i = 0
@@ -77,7 +78,7 @@ extension Terminal {
             }
             switch b {
             case UInt8(ascii: " "): keys.append(.space)
-            case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x03: keys.append(.quit)
+            case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x03, 0x1B: keys.append(.quit)
             default: keys.append(.other)
             }
             i += 1

@@ -89,11 +89,14 @@ enum Help {
         usage: pulsemeter [monitor] [OPTIONS]
 
         Meters a live PulseAudio source (PipeWire's pulse server too): live bars on a terminal,
-        NDJSON otherwise or with -f ndjson. Ctrl-C or SIGTERM stops it (exit 0) after the end line.
+        NDJSON otherwise or with -f ndjson. Ctrl-C or SIGTERM (or q or Esc on the meter) stops it
+        (exit 0) after the end line. The meter: one bar per channel over a -60..0 dB scale, a
+        peak marker held 1.5 s then falling 20 dB/s, a clip lamp lit 2 s after a sample at the rail.
 
         options:
           -d, --device NAME      source; @DEFAULT_MONITOR@ meters what is playing   [server default]
         \(meterOptions)      --record FILE      also record every captured frame (container from the extension)
+              --force            with --record: replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     with --record: the bit rate of .m4a/.aac, .opus and .mp3   [encoder's default]
               --reconnect        on server or device loss, wait and resume (a "gap" line marks it)
 
@@ -111,11 +114,14 @@ enum Help {
         the extension: wav, flac, aiff, caf, au, w64, rf64 (16 bits, bit for bit), ogg (Vorbis),
         opus (8/12/16/24/48 kHz), mp3, and m4a or aac (AAC, encoded by ffmpeg when it is on
         PATH). The file is valid after any stop, even a kill (then at most the last second is
-        missing). The end line gives recorded_frames.
+        missing). The end line gives recorded_frames. An existing FILE is never touched (exit 73)
+        unless --force is given. q or Esc on the meter stops like Ctrl-C, the recording finished;
+        the meter shows REC, FILE and the recorded time.
 
         options:
           -d, --device NAME      source                                             [server default]
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
+              --force            replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
               --split SEC        a new file every SEC of audio (counted in frames): FILE-001.wav, ...
               --trigger DB       voice-activated: a take opens when any channel's RMS rises above DB

@@ -5,6 +5,7 @@ import MeterIO
 enum LiveCommands {
     static let liveSpecs = MeterOptions.specs + [
         OptionSpec("-d", "--device"), OptionSpec("--reconnect", value: false),
+        OptionSpec("--force", value: false),
     ]
 
     static func specs(for command: String) -> [OptionSpec]? {
@@ -45,21 +46,29 @@ enum LiveCommands {
         if bitrate != nil && record == nil {
             throw PulsemeterError(.usage, "--bitrate sets the encoder of a recording; add --record FILE")
         }
+        // An existing recording is never touched without --force: refused here, before the
+        // server is asked anything (the recorder's O_EXCL open covers a file appearing
+        // meanwhile; split and trigger number their files instead).
+        if let record, mode == .single, !a.flag("force"), record.exists {
+            throw PulsemeterError(.cannotCreate, "\(record) exists; use --force to replace it")
+        }
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
         Signals.installStopHandlers()
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
-        let session = try LiveMeterSession(options: LiveOptions(
-            device: a.string("device"), settings: settings, durationFrames: limit,
-            recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate, recordMode: mode),
-            cancellation: cancellation)
+        var options = LiveOptions(device: a.string("device"), settings: settings, durationFrames: limit,
+                                  recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate, recordMode: mode)
+        options.replaceRecording = a.flag("force")
+        let session = try LiveMeterSession(options: options, cancellation: cancellation)
         let sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
         case .ndjson: sink = NDJSONSink(output: output)
         case .ansi:
             ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize)
+            ansi!.onQuit = { cancellation.cancel() }  // q or Esc: as Ctrl-C
+            if mode == .single { ansi!.recordingFile = record?.string }
             if case .trigger = mode { ansi!.recordingIdleStatus = "waiting for the trigger" }
             sink = ansi!
         }

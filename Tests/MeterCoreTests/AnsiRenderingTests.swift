@@ -116,6 +116,78 @@ import Testing
         r.observe(f)
         #expect(!lines(f)[0].contains("silence"))
     }
+
+    // MARK: - Scale, spectrum axis, peak hold, small terminals (issue 13)
+
+    /// The rows a screen update draws (a compact meter is one row without a line break).
+    static func visibleLines(_ screen: String) -> [String] {
+        var rows = screen.components(separatedBy: "\r\n").map { visible($0) }
+        if rows.count > 1 && rows.last == "" { rows.removeLast() }
+        return rows
+    }
+
+    @Test func scaleLineLabelsEachTickUnderItsLevel() {
+        let r = AnsiMeterRenderer(width: 100, height: 30, color: false, unicode: true)
+        for cells in [20, 40, 69, 150] {
+            let line = r.scaleLine(cells: cells)
+            #expect(line.hasSuffix("0 dB"), "\(line)")
+            #expect(line.hasPrefix("-60"))
+            // Every label shown sits within two columns of its level's cell.
+            for tick in [-40, -20, -10, -6, -3] {
+                guard let range = line.range(of: " \(tick)") ?? line.range(of: "\(tick) ") else { continue }
+                let center = line.distance(from: line.startIndex, to: range.lowerBound) + (" \(tick)".count) / 2
+                let cell = Double(cells) * (Double(tick) + 60) / 60
+                #expect(abs(Double(center) - cell) <= 2.5, "\(tick) at \(center), cell \(cell): \(line)")
+            }
+        }
+        let wide = r.scaleLine(cells: 69)
+        for tick in ["-60", "-40", "-20", "-10", "-6", "0 dB"] { #expect(wide.contains(tick), "\(wide)") }
+    }
+
+    @Test func meterScreenHasScaleAndSpectrumAxis() {
+        var r = AnsiMeterRenderer(width: 100, height: 30, color: false, unicode: true)
+        let lines = Self.visibleLines(r.render(Self.frame(channels: 2, bands: 16, db: -20), info: Self.info(channels: 2, bands: 16)))
+        let right = lines.firstIndex { $0.hasPrefix("R ") }!
+        #expect(lines[right + 1].contains("-60") && lines[right + 1].hasSuffix("0 dB"), "scale under the bars")
+        for label in ["  0 ", "-30 ", "-60 ", "-90 "] {
+            #expect(lines.contains { $0.hasPrefix(label) }, "spectrum axis \(label)")
+        }
+        #expect(lines.last!.hasPrefix("  dB") && lines.last!.hasSuffix("Hz"))
+        #expect(lines.allSatisfy { $0.count <= 100 })
+    }
+
+    @Test func peakMarkerHoldsThenFalls() {
+        var r = AnsiMeterRenderer(width: 80, height: 10, color: false, unicode: false)
+        let info = Self.info(channels: 1, bands: 0)
+        func marker(pos: Int, peak: Double) -> Int? {
+            let f = MeterFrame(pos: pos, rmsDb: [-59], peakDb: [peak])
+            let row = Self.visibleLines(r.render(f, info: info)).first { $0.hasPrefix("M ") }!
+            return row.firstIndex(of: "|").map { row.distance(from: row.startIndex, to: $0) }
+        }
+        let cells = 80 - 2 - 27 - 1
+        func cell(_ db: Double) -> Int { 2 + Int(((db + 60) / 60 * Double(cells)).rounded(.down)) }
+        #expect(marker(pos: 0, peak: -10) == cell(-10))
+        #expect(marker(pos: 48000, peak: -40) == cell(-10), "held for 1.5 s")
+        #expect(marker(pos: 72000 + 24000, peak: -40) == cell(-20), "then falls 20 dB/s: 0.5 s later, 10 dB down")
+        #expect(marker(pos: 72000 + 96000, peak: -40) == cell(-40), "never below the current peak")
+    }
+
+    @Test func smallTerminalsKeepChannelRowsThenGoCompact() {
+        var r = AnsiMeterRenderer(width: 30, height: 6, color: false, unicode: true)
+        let lines = Self.visibleLines(r.render(Self.frame(channels: 2, bands: 16, db: -20), info: Self.info(channels: 2, bands: 16)))
+        #expect(lines.count <= 6)
+        #expect(lines.filter { $0.hasPrefix("L ") || $0.hasPrefix("R ") }.count == 2, "\(lines)")
+        #expect(lines.allSatisfy { $0.count <= 30 })
+        for (w, h) in [(19, 10), (80, 2), (24, 1)] {
+            var tiny = AnsiMeterRenderer(width: w, height: h, color: false, unicode: true)
+            let t = Self.visibleLines(tiny.render(Self.frame(channels: 2, bands: 16, db: -20), info: Self.info(channels: 2, bands: 16)))
+            #expect(t.count == 1, "\(w)x\(h): one line")
+            #expect(t[0].count <= w && t[0].contains("-20.0"), "\(w)x\(h): \(t[0])")
+        }
+        var two = AnsiMeterRenderer(width: 40, height: 2, color: false, unicode: true)
+        let line = Self.visibleLines(two.render(Self.frame(channels: 2, bands: 0, db: -20), info: Self.info(channels: 2, bands: 0)))[0]
+        #expect(line.hasPrefix("L") && line.contains("R"), "both channels: \(line)")
+    }
 }
 
 private extension String {
