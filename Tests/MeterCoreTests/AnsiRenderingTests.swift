@@ -234,6 +234,32 @@ private extension String {
         #expect(abs(filled - Int((-40.0 + 60) / 60 * Double(cells))) <= 1)
     }
 
+    /// With the scale and the spectrum (issue 13): channel rows, the scale, the loudness lines,
+    /// then the spectrum; on a short terminal the loudness numbers keep their row before the bar.
+    @Test func loudnessLinesSitBetweenTheScaleAndTheSpectrum() {
+        let l = LoudnessReading(momentary: -21.4, shortTerm: -22.6, integrated: -23.1, range: 4.2, truePeakDb: [-3.5])
+        var f = AnsiRenderingTests.frame(channels: 2, bands: 16, db: -20)
+        f.loudness = l
+        let s = MeterSettings(rate: 48000, channels: 2, bands: 16, loudness: true, targetLufs: -23)
+        let info = StreamInfo(source: "x", settings: s, bandsHz: (try! BandLayout(settings: s)).edgesHz, live: true)
+        func lines(_ w: Int, _ h: Int) -> [String] {
+            var r = AnsiMeterRenderer(width: w, height: h, color: false, unicode: true)
+            return AnsiRenderingTests.visibleLines(r.render(f, info: info))
+        }
+        let tall = lines(100, 30)
+        let right = tall.firstIndex { $0.hasPrefix("R ") }!
+        #expect(tall[right + 1].hasSuffix("0 dB"), "the scale under the bars: \(tall)")
+        #expect(tall[right + 2].hasPrefix("S  ") && tall[right + 3].hasPrefix("M -21.4"), "then the loudness lines: \(tall)")
+        #expect(tall[right + 4].hasPrefix("  0 "), "then the spectrum with its axis: \(tall)")
+        #expect(tall.last!.hasPrefix("  dB") && tall.count <= 29)
+        let short = lines(60, 6)
+        #expect(short.count == 5, "the last row stays free: \(short)")
+        #expect(short[1].hasPrefix("L ") && short[2].hasPrefix("R ") && short[3].hasSuffix("0 dB"), "\(short)")
+        #expect(short[4].hasPrefix("M -21.4") && short[4].contains("I -23.1"), "one row left: the numbers: \(short)")
+        let seven = lines(60, 7)
+        #expect(seven[4].hasPrefix("S  ") && seven[5].hasPrefix("M -21.4") && seven.count == 6, "\(seven)")
+    }
+
     @Test(arguments: [20, 40, 80])
     func fitsNarrowTerminals(width: Int) {
         let l = LoudnessReading(momentary: -21.4, shortTerm: -22.6, integrated: -23.1, range: 14.2, truePeakDb: [-0.5])
