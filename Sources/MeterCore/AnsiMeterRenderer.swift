@@ -222,7 +222,7 @@ public struct AnsiMeterRenderer {
         }
         bar += sgr("0")
         let warn = color ? "" : "!"
-        let bar0 = "S  " + bar + Self.readout(l.shortTerm) + (over ? warn : " ") + "LUFS"
+        let bar0 = "S  " + bar + Self.readout(l.shortTerm) + (over && !color ? warn : " ") + "LUFS"
         // Readouts as (visible text, coloured text), kept while they fit the width.
         var parts: [(String, String)] = []
         func part(_ label: String, _ value: Double, _ unit: String, hot: Bool = false) {

@@ -229,6 +229,8 @@ private extension String {
         #expect(visible[3 + mark] == "┃")
         #expect(barLine(under).contains(AnsiRenderingTests.esc + "32m") && !barLine(under).contains(AnsiRenderingTests.esc + "31m"))
         #expect(barLine(over).contains(AnsiRenderingTests.esc + "31m"), "short-term over the target: warning colour")
+        // With colour the warning is the colour alone: the unit keeps its space.
+        #expect(AnsiRenderingTests.visible(barLine(over)).hasSuffix("-10.0 LUFS"), "\(AnsiRenderingTests.visible(barLine(over)))")
         // Bar length follows the short-term loudness.
         let filled = visible.prefix(3 + cells).filter { $0 == "█" }.count
         #expect(abs(filled - Int((-40.0 + 60) / 60 * Double(cells))) <= 1)
