@@ -43,8 +43,7 @@ public final class SoundFileReader: AudioFileSource {
     private let fd: Int32
     /// For 16-bit PCM files: shorts are read raw (`sf_readf_short`) and converted here in a
     /// loop the compiler vectorizes, about three times faster than libsndfile's own conversion.
-    private var shorts: UnsafeMutablePointer<Int16>?
-    private var shortsCapacity = 0
+    private let shorts = ScratchBuffer<Int16>()
 
     /// Opens `path`; exit 65 when libsndfile does not read it (see `AudioFile.open` for the
     /// ffmpeg fallback), 66 when it is missing or unreadable.
@@ -112,7 +111,6 @@ public final class SoundFileReader: AudioFileSource {
     deinit {
         if let handle { sf_close(handle) }
         close(fd)
-        shorts?.deallocate()
     }
 
     /// The first decode error libsndfile reported, with the frame it stopped at and whether
@@ -154,13 +152,9 @@ public final class SoundFileReader: AudioFileSource {
         guard let handle else { return 0 }
         if isPCM16 {
             let count = maxFrames * channels
-            if shortsCapacity < count {
-                shorts?.deallocate()
-                shorts = .allocate(capacity: count)
-                shortsCapacity = count
-            }
-            let n = Int(sf_readf_short(handle, shorts!, sf_count_t(maxFrames)))
-            if n > 0 { SampleConversion.floats(from: shorts!, into: buffer, count: n * channels) }
+            let raw = shorts.pointer(count: count)
+            let n = Int(sf_readf_short(handle, raw, sf_count_t(maxFrames)))
+            if n > 0 { SampleConversion.floats(from: raw, into: buffer, count: n * channels) }
             return delivered(n, handle: handle)
         }
         // The end of the data, or a decode error: either way the frames so far are analysed,

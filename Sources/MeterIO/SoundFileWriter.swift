@@ -24,8 +24,7 @@ public final class SoundFileWriter: RecordingWriter {
     private let channels: Int
     private let lossy: Bool
     /// Float copy of a block for the lossy encoders (grown on demand, reused).
-    private var floats: UnsafeMutablePointer<Float>?
-    private var floatsCapacity = 0
+    private let floats = ScratchBuffer<Float>()
 
     /// Starts the file on `fd`, the file `RecordingFormat.openWriter` created for `path`
     /// (`sf_open_fd`, which owns and closes the descriptor from here on, also when it fails);
@@ -63,7 +62,6 @@ public final class SoundFileWriter: RecordingWriter {
 
     deinit {
         _ = try? close()
-        floats?.deallocate()
     }
 
     /// Appends interleaved s16 frames; exit 74 on a short write (disk full, I/O error).
@@ -74,13 +72,9 @@ public final class SoundFileWriter: RecordingWriter {
         let n: sf_count_t
         if lossy {
             let count = frames * channels
-            if floatsCapacity < count {
-                floats?.deallocate()
-                floats = .allocate(capacity: count)
-                floatsCapacity = count
-            }
-            SampleConversion.floats(from: base, into: floats!, count: count)
-            n = sf_writef_float(handle, floats!, sf_count_t(frames))
+            let copy = floats.pointer(count: count)
+            SampleConversion.floats(from: base, into: copy, count: count)
+            n = sf_writef_float(handle, copy, sf_count_t(frames))
         } else {
             n = sf_writef_short(handle, base, sf_count_t(frames))
         }
