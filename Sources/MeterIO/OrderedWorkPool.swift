@@ -2,9 +2,11 @@ import Glibc
 
 /// Runs jobs on a fixed number of worker threads and hands each result to the calling thread,
 /// in job order (or, unordered, as each finishes). Memory is bounded by the worker count,
-/// never by the number of jobs: a worker takes a job only while fewer than `workers` jobs are
-/// taken and not yet delivered, so at most `workers` results exist at once, finished or not (a
-/// slow file at the head of the order makes the others wait, it does not make them pile up).
+/// never by the number of jobs: a worker takes a job only while fewer than 2 x `workers` jobs
+/// are taken and not yet delivered, so at most that many results exist at once, finished or
+/// not. While a slow job at the head of the order runs, the other workers go on with up to
+/// `workers` more jobs instead of idling (short files behind a long one), then wait; they never
+/// pile up.
 ///
 /// `next` is called under the pool's lock, one call at a time, from the worker threads (it may
 /// block reading a list from stdin). `deliver` runs on the caller's thread, outside the lock;
@@ -14,7 +16,7 @@ import Glibc
 /// waits are on conditions of the shared state, which ThreadSanitizer also understands.
 public enum OrderedWorkPool {
     /// - Parameters:
-    ///   - workers: threads, at least 1; also the most jobs taken and not yet delivered.
+    ///   - workers: threads, at least 1; twice that is the most jobs taken and not yet delivered.
     ///   - ordered: deliver in the order `next` gave the jobs.
     ///   - shouldStop: polled before each hand-out (Ctrl-C).
     ///   - work: runs on a worker thread; the second argument is the job's position.
@@ -32,7 +34,7 @@ public enum OrderedWorkPool {
         for _ in 0..<count {
             do {
                 try OSThread.spawn(role: "pm-files") { [shared] in
-                    while let (position, job) = shared.take(limit: count, shouldStop: shouldStop, next: next) {
+                    while let (position, job) = shared.take(limit: 2 * count, shouldStop: shouldStop, next: next) {
                         let output = work(job, position)
                         shared.finish(position, job, output)
                     }

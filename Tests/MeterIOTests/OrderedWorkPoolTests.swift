@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// The many-file worker pool: every job once, results in order (or all of them unordered), and
-/// never more than `workers` jobs taken but not yet delivered (memory bounded by the workers).
+/// never more than 2 x `workers` jobs taken but not yet delivered (memory bounded by the workers).
 @Suite struct OrderedWorkPoolTests {
     /// Jobs 0..<count handed out by a counter, as FileList does under the pool's lock.
     final class Counter: @unchecked Sendable {
@@ -19,7 +19,7 @@ import Testing
         }
     }
 
-    @Test("ordered: every job once, in order, at most N outstanding", arguments: [1, 2, 3, 8])
+    @Test("ordered: every job once, in order, at most 2N outstanding", arguments: [1, 2, 3, 8])
     func ordered(workers: Int) throws {
         let counter = Counter(300)
         let taken = Atomic<Int>(0)
@@ -41,7 +41,7 @@ import Testing
                 if outstanding > maxOutstanding.load(ordering: .relaxed) { maxOutstanding.store(outstanding, ordering: .relaxed) }
             })
         #expect(delivered == Array(0..<300))
-        #expect(maxOutstanding.load(ordering: .relaxed) <= workers, "jobs taken but not delivered exceeded the worker count")
+        #expect(maxOutstanding.load(ordering: .relaxed) <= 2 * workers, "jobs taken but not delivered exceeded twice the worker count")
     }
 
     @Test("unordered: every job exactly once")
@@ -77,7 +77,8 @@ import Testing
                 count += 1
                 if job == 10 { stop.store(true, ordering: .releasing) }
             })
-        #expect(count >= 11 && count <= 13, "after the stop only the jobs already taken are delivered")
+        // Taken before the stop: at most 2 x 2 jobs beyond the one that asked for it.
+        #expect(count >= 11 && count <= 15, "after the stop only the jobs already taken are delivered")
     }
 
     struct Stop: Error {}
@@ -95,6 +96,7 @@ import Testing
                     if job == 5 { throw Stop() }
                 })
         }
-        #expect(count <= 8 && counter.value <= 8)
+        // Nothing is delivered after the error; at most 2 x 2 jobs were taken beyond job 5.
+        #expect(count == 6 && counter.value <= 10)
     }
 }
