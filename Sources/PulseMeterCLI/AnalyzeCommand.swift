@@ -18,7 +18,7 @@ enum AnalyzeCommand {
             let raw = try RawInput.layout(a)
             source = RawPCMReader(fd: 0, format: raw.format, rate: raw.rate, channels: raw.channels, cancellation: cancellation)
         } else {
-            try RawInput.rejectLayout(a, file: input)
+            try RawInput.rejectLayout(a, file: input.description)
             source = try AudioFile.open(input, cancellation: cancellation)
         }
         let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
@@ -58,22 +58,35 @@ enum AnalyzeCommand {
 }
 
 extension AnalyzeCommand {
+    /// How `meter` lays one source over threads. The computations are the same either way, so
+    /// are the numbers, bit for bit (`ManyFilesCLITests` compares them).
+    enum Threads {
+        /// Decoding read ahead on its own thread, levels on the caller's, band transforms,
+        /// encoding and output on a third, true peak on its own (a single file, stdin: one
+        /// run gets the machine's cores).
+        case spread
+        /// Everything on the caller's thread: a worker of a many-file run, where the other
+        /// cores already run other files and per-file threads would only cost wake-ups.
+        case inline
+    }
+
     /// One source through the one meter pipeline into `sink`, as every analyze run does it
-    /// (single file, stdin, each file of a many-file run): decoding read ahead on its own
-    /// thread, levels on this one, band transforms, encoding and output on a third (the same
-    /// computations, scheduled apart).
+    /// (single file, stdin, each file of a many-file run), scheduled as `threads` says.
     @discardableResult
     static func meter(_ source: any SampleBlockSource, settings: MeterSettings, limit: Int?, sink: any FrameSink,
                       cancellation: Cancellation, progress: (line: ProgressLine, label: String)? = nil,
-                      wakeOnCancel: Bool = true) throws -> StreamSummary {
+                      threads: Threads = .spread) throws -> StreamSummary {
         let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
-        let loudness = settings.loudness ? try EBUR128Loudness(rate: settings.rate, channels: settings.channels) : nil
+        let loudness = settings.loudness
+            ? try EBUR128Loudness(rate: settings.rate, channels: settings.channels, threaded: threads == .spread) : nil
         let pipeline = try MeterPipeline(settings: settings, transform: transform, loudnessReference: loudness)
         let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
-        // wakeOnCancel registers the read-ahead's wake-up with `cancellation` (a stalled stdin);
-        // a many-file run shares one cancellation over all its files and polls it instead, as
-        // a registration is kept until the cancellation fires (one ring per file, kept).
-        let readAhead = ReadAheadSource(limited, cancellation: wakeOnCancel ? cancellation : nil)
+        if threads == .inline {
+            // A many-file run shares one cancellation over all its files; polled between blocks.
+            return try pipeline.run(source: limited, sink: sink, shouldStop: { cancellation.isCancelled })
+        }
+        // The read-ahead's wake-up is registered with `cancellation` (a stalled stdin).
+        let readAhead = ReadAheadSource(limited, cancellation: cancellation)
         defer { readAhead.stop() }
         var deferred: DeferredBands?
         if let transform {
@@ -97,9 +110,6 @@ extension AnalyzeCommand {
     /// lines), carrying `file`, from the same `meter` a single-file run uses. A file damaged
     /// part way gives its error line (65) instead, whose message says how far it was read.
     static func runMany(_ a: ParsedArguments) throws -> Int32 {
-        if a.has("raw") || a.has("rate") || a.has("channels") {
-            throw PulsemeterError(.usage, "--raw, --rate and --channels apply to raw stdin (analyze - ...); files have their own")
-        }
         if try MeterOptions.format(a, outputIsTerminal: false) != .ndjson {
             throw PulsemeterError(.usage, "--format ansi is not allowed with many files: they give one NDJSON line each; drop --format")
         }
@@ -109,14 +119,14 @@ extension AnalyzeCommand {
         try Signals.cancelOnStop(cancellation)
         let frames = a.flag("frames")
         return try ManyFiles.run(a, cancellation: cancellation) { path in
-            ManyFiles.outcome(cancellation, command: "analyze") {
+            ManyFiles.outcome(cancellation, command: "analyze") { warn in
                 let source = try AudioFile.open(path)
                 let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
                 let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
                 let sink = FileLinesSink(file: path.string, frames: frames)
                 let summary = try meter(source, settings: settings, limit: limit, sink: sink, cancellation: cancellation,
-                                        wakeOnCancel: false)
-                if let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file) }
+                                        threads: .inline)
+                if let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }
                 return sink.bytes
             }
         }

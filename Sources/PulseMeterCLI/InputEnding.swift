@@ -6,10 +6,11 @@ import MeterIO
 /// premature end); a decode error partway is exit 65 naming the file, where and why.
 enum InputEnding {
     /// Call once the whole file went through (not after --duration or a stop signal cut it).
-    static func report(_ reader: SoundFileReader) throws(PulsemeterError) {
+    /// `warn` takes the warning (a many-file run writes it with the file's line, in list order).
+    static func report(_ reader: SoundFileReader, warn: (String) -> Void = CLI.warn) throws(PulsemeterError) {
         switch reader.ending {
         case .short(let promised, let found):
-            CLI.warn("\(reader.path) ends early: the header promises \(promised) frames, found \(found)")
+            warn("\(reader.path) ends early: the header promises \(promised) frames, found \(found)")
         case .decodeError(let frame, let reason):
             let seconds = Double(frame) / Double(reader.rate)
             throw PulsemeterError(.notDecodable, "\(reader.path) is damaged at frame \(frame) (\(formatSeconds(seconds)) s): \(reason); the results cover the \(frame) frames before")

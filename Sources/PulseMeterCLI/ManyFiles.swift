@@ -16,11 +16,16 @@ enum ManyFiles {
         OptionSpec("-j", "--jobs"), OptionSpec("--shard"), OptionSpec("--unordered", value: false),
     ]
 
-    /// What one file gave: its output lines, a failure, or nothing (stopped by Ctrl-C).
-    enum Outcome: Sendable {
-        case lines([UInt8])
-        case failed(PulsemeterError)
-        case interrupted
+    /// What one file gave: its output lines, a failure, or nothing (stopped by Ctrl-C); and
+    /// its warnings (a file that ends early), written to stderr when its turn comes.
+    struct Outcome: Sendable {
+        enum Result: Sendable {
+            case lines([UInt8])
+            case failed(PulsemeterError)
+            case interrupted
+        }
+        var result: Result
+        var warnings: [String] = []
     }
 
     /// True when the command line asks for the many-file mode: more than one file, or a list,
@@ -36,6 +41,7 @@ enum ManyFiles {
         if a.positionals.contains("-") {
             throw PulsemeterError(.usage, "- (raw PCM on stdin) is one stream, not a list entry; give file names, or a list with --files-from -")
         }
+        try RawInput.rejectLayout(a, file: "each file")
         if a.has("files-from") && a.has("files-from0") {
             throw PulsemeterError(.usage, "--files-from and --files-from0 both given; use one list (--files-from0 is --files-from with -0)")
         }
@@ -58,7 +64,11 @@ enum ManyFiles {
                 next: { list.next() },
                 work: { path, _ in perFile(path) },
                 deliver: { position, path, outcome in
-                    switch outcome {
+                    if !outcome.warnings.isEmpty {
+                        progress.clear()  // the progress line comes back with the next file
+                        for w in outcome.warnings { CLI.warn(w) }
+                    }
+                    switch outcome.result {
                     case .lines(let bytes):
                         try output.write(bytes)
                     case .failed(let e):
@@ -78,17 +88,22 @@ enum ManyFiles {
         return firstFailure?.code ?? 0
     }
 
-    /// Runs one file's work: its lines, its error as an `error` line, or nothing when Ctrl-C
-    /// stopped it part way (its numbers would be of part of the file).
-    static func outcome(_ cancellation: Cancellation, command: String, _ body: () throws -> [UInt8]) -> Outcome {
+    /// Runs one file's work on a worker thread: its lines, its error as an `error` line, or
+    /// nothing when Ctrl-C stopped it part way (its numbers would be of part of the file).
+    /// `body` gets the function that keeps a warning for the caller's thread to write.
+    static func outcome(_ cancellation: Cancellation, command: String,
+                        _ body: (_ warn: (String) -> Void) throws -> [UInt8]) -> Outcome {
+        var warnings: [String] = []
+        let result: Outcome.Result
         do {
-            let bytes = try body()
-            return cancellation.isCancelled ? .interrupted : .lines(bytes)
+            let bytes = try body { warnings.append($0) }
+            result = cancellation.isCancelled ? .interrupted : .lines(bytes)
         } catch let e as AudioFile.DecoderMissing {
-            return .failed(RawInput.decoderMissing(e, command: command))
+            result = .failed(RawInput.decoderMissing(e, command: command))
         } catch {
-            return .failed(ErrorWording.userError(error) ?? PulsemeterError(.io, "\(error)"))
+            result = .failed(ErrorWording.userError(error) ?? PulsemeterError(.io, "\(error)"))
         }
+        return Outcome(result: result, warnings: warnings)
     }
 
     /// `{"type":"error","file":..,"code":..,"message":..}` and a newline.

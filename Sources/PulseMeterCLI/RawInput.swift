@@ -21,8 +21,9 @@ enum RawInput {
         return (RawSampleFormat(rawValue: rawName)!, s.rate, s.channels)
     }
 
-    /// A file decodes by its own header: --raw, --rate and --channels do not apply.
-    static func rejectLayout(_ a: ParsedArguments, file: FilePath) throws(PulsemeterError) {
+    /// A file decodes by its own header: --raw, --rate and --channels do not apply. `file`
+    /// names it in the message (a path, or "each file" in a many-file run).
+    static func rejectLayout(_ a: ParsedArguments, file: String) throws(PulsemeterError) {
         if a.has("raw") {
             throw PulsemeterError(.usage, "--raw applies to stdin only (\(a.command) - --raw ...); \(file) is decoded by its own header")
         }

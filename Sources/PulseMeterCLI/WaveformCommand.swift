@@ -37,11 +37,13 @@ enum WaveformCommand {
             let cancellation = Cancellation()
             try Signals.cancelOnStop(cancellation)
             return try ManyFiles.run(a, cancellation: cancellation) { path in
-                ManyFiles.outcome(cancellation, command: "waveform") { Array(WaveformRenderer.json(try compute(path: path, bars: bars, floorDb: floorDb), file: path.string).utf8) }
+                ManyFiles.outcome(cancellation, command: "waveform") { warn in
+                    Array(WaveformRenderer.json(try compute(path: path, bars: bars, floorDb: floorDb, warn: warn), file: path.string).utf8)
+                }
             }
         }
         let path = a.positionalPaths[0]
-        if !path.isDash { try RawInput.rejectLayout(a, file: path) }
+        if !path.isDash { try RawInput.rejectLayout(a, file: path.description) }
         let waveform: Waveform
         if path.isDash {
             let raw = try RawInput.layout(a)
@@ -73,14 +75,15 @@ enum WaveformCommand {
     }
 
     /// The waveform of an audio file (through ffmpeg what libsndfile does not read).
-    static func compute(path: FilePath, bars: Int, floorDb: Double) throws -> Waveform {
-        try compute(try AudioFile.open(path), bars: bars, floorDb: floorDb)
+    static func compute(path: FilePath, bars: Int, floorDb: Double, warn: (String) -> Void = CLI.warn) throws -> Waveform {
+        try compute(try AudioFile.open(path), bars: bars, floorDb: floorDb, warn: warn)
     }
 
     /// Streams the file once with the frame count its header gives; if the file holds a
     /// different number of frames (a truncated data chunk, an estimated MP3 or m4a length), runs
     /// a second pass with the true count so bar boundaries are exact.
-    static func compute(_ reader: any AudioFileSource, bars: Int, floorDb: Double) throws -> Waveform {
+    static func compute(_ reader: any AudioFileSource, bars: Int, floorDb: Double,
+                        warn: (String) -> Void = CLI.warn) throws -> Waveform {
         var frames = reader.declaredFrames
         let file = reader as? SoundFileReader  // how its decoding ended is worded (InputEnding)
         let block = 16384
@@ -95,9 +98,9 @@ enum WaveformCommand {
                 acc.push(buffer, frames: n)
                 seen += n
             }
-            if let file, case .decodeError = file.ending { try InputEnding.report(file) }  // no second pass past damage
+            if let file, case .decodeError = file.ending { try InputEnding.report(file, warn: warn) }  // no second pass past damage
             if seen == frames {
-                if let file { try InputEnding.report(file) }
+                if let file { try InputEnding.report(file, warn: warn) }
                 return acc.result(rate: reader.rate, floorDb: floorDb)
             }
             frames = seen

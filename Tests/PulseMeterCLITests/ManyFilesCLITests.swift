@@ -105,6 +105,28 @@ import Testing
         #expect(objects.map { $0["type"] as? String } == ["error", "error", nil, nil, nil], "waveform objects are the single run's, no type")
     }
 
+    @Test("files that end early: each one's warning on stderr once, in list order, and exit 0, for analyze and waveform")
+    func endsEarly() throws {
+        let dir = try TempDir()
+        let files = try Self.corpus(dir, count: 3)
+        let truncated = try (0..<2).map { i -> String in
+            let audio = TestAudio.make(rate: 8000, channels: 1, seconds: 1, encoding: .s16, seed: UInt64(40 + i))
+            // The header claims 8000 frames; 3000 + 1000 i made it to disk.
+            let bytes = WAV.file(rate: 8000, channels: 1, bits: 16, float: false,
+                                 payload: Array(audio.rawBytes.prefix((3000 + 1000 * i) * 2)), dataSize: audio.rawBytes.count)
+            return try dir.write(bytes, "cut\(i).wav")
+        }
+        let list = [truncated[0], files[0], files[1], truncated[1], files[2]]
+        let expected = "pulsemeter: warning: \(truncated[0]) ends early: the header promises 8000 frames, found 3000\n"
+            + "pulsemeter: warning: \(truncated[1]) ends early: the header promises 8000 frames, found 4000\n"
+        for command in [["analyze"], ["waveform", "--bars", "5"]] {
+            let r = try Tool.run(command + ["-j", "2"] + list)
+            #expect(r.status == 0, "\(r.err)")
+            #expect(r.err == expected)
+            #expect(r.out.split(separator: Character("\n")).count == list.count)
+        }
+    }
+
     @Test("--files-from - (newlines) and --files-from0 / -0 (NUL), after the positionals")
     func filesFrom() throws {
         let dir = try TempDir()
@@ -196,6 +218,12 @@ import Testing
         Tool.expectError(try Tool.run(["waveform", "--format", "svg"] + files), 64, mentions: ["--format"])
         Tool.expectError(try Tool.run(["analyze", "-f", "ansi"] + files), 64, mentions: ["--format"])
         Tool.expectError(try Tool.run(["analyze", "-j", "0"] + files), 64, mentions: ["--jobs"])
+        // Files decode by their own headers: the raw stdin layout is refused, for both commands.
+        for command in ["waveform", "analyze"] {
+            Tool.expectError(try Tool.run([command, "--raw", "s16le"] + files), 64, mentions: ["--raw", "each file"])
+            Tool.expectError(try Tool.run([command, "-r", "8000", "-c", "1", "--files-from", "/dev/null"]), 64,
+                             mentions: ["--rate", "each file"])
+        }
     }
 
     @Test("the GNU parallel recipe: two shards through parallel give the same set of lines as one run")
