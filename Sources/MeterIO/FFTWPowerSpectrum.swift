@@ -1,5 +1,6 @@
 import CFFTW
 import MeterCore
+import Synchronization
 
 /// The spectrum transform on FFTW: a single-precision real-to-complex plan
 /// (`fftwf_plan_dft_r2c_1d`), executed with `fftwf_execute` once per meter frame.
@@ -12,7 +13,8 @@ public final class FFTWPowerSpectrum: PowerSpectrumTransform {
     private let output: UnsafeMutablePointer<fftwf_complex>
     private let plan: fftwf_plan
 
-    private static let plannerLock = NSLockish()
+    /// FFTW's planner is not thread-safe (`fftwf_plan_dft_r2c_1d`, `fftwf_destroy_plan`).
+    private static let plannerLock = Mutex<Void>(())
 
     public init(size: Int) {
         precondition(size >= 2 && size & (size - 1) == 0)
@@ -21,13 +23,15 @@ public final class FFTWPowerSpectrum: PowerSpectrumTransform {
         let output = fftwf_alloc_complex(size / 2 + 1)!
         self.input = input
         self.output = output
-        plan = Self.plannerLock.withLock {
-            fftwf_plan_dft_r2c_1d(Int32(size), input, output, UInt32(FFTW_ESTIMATE | FFTW_DESTROY_INPUT))!
+        var made: fftwf_plan?
+        Self.plannerLock.withLock { _ in
+            made = fftwf_plan_dft_r2c_1d(Int32(size), input, output, UInt32(FFTW_ESTIMATE | FFTW_DESTROY_INPUT))
         }
+        plan = made!
     }
 
     deinit {
-        Self.plannerLock.withLock { fftwf_destroy_plan(plan) }
+        Self.plannerLock.withLock { _ in fftwf_destroy_plan(plan) }
         fftwf_free(input)
         fftwf_free(output)
     }
@@ -75,12 +79,4 @@ public final class FFTWPowerSpectrum: PowerSpectrumTransform {
             power[k] = re * re + im * im
         }
     }
-}
-
-import Synchronization
-
-/// A tiny lock around FFTW's planner (a Mutex without a value).
-final class NSLockish: Sendable {
-    private let mutex = Mutex<Void>(())
-    func withLock<T>(_ body: () -> T) -> T { mutex.withLock { _ in body() } }
 }

@@ -63,21 +63,21 @@ import Testing
         var frames: [MeterFrame] = []
         let total = samples.count / channels
         var p = 0, call = 0
-        try samples.withUnsafeBufferPointer { buf in
+        samples.withUnsafeBufferPointer { buf in
             while p < total {
                 if let g = gaps.first(where: { $0.contains(p) }) {
-                    try pipeline.skip(frames: g.upperBound - p) { frames.append($0) }
+                    pipeline.skip(frames: g.upperBound - p) { frames.append($0) }
                     p = g.upperBound
                     continue
                 }
                 let nextGap = gaps.map(\.lowerBound).filter { $0 > p }.min() ?? total
                 let n = min(blocks[call % blocks.count], nextGap - p, total - p)
                 call += 1
-                try pipeline.process(buf.baseAddress! + p * channels, frames: n) { frames.append($0) }
+                pipeline.process(buf.baseAddress! + p * channels, frames: n) { frames.append($0) }
                 p += n
             }
         }
-        try pipeline.finish { frames.append($0) }
+        pipeline.finish { frames.append($0) }
         return (frames, pipeline.summary())
     }
 

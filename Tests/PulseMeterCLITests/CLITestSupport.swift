@@ -54,9 +54,9 @@ enum Tool {
         defer { try? FileManager.default.removeItem(at: dir) }
         let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
         let inURL = dir.appendingPathComponent("in")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        FileManager.default.createFile(atPath: inURL.path, contents: input ?? Data())
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: inURL.path, contents: input ?? Data())
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args

@@ -16,7 +16,7 @@ import Testing
     @Test func sixtySecondWindowAt768kHzOn32ChannelsStaysUnder100MB() throws {
         let dir = try TempDir()
         let outPath = dir.path("out.ndjson")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Tool.binary)
         p.arguments = ["analyze", "-", "--raw", "s16le", "-r", "768000", "-c", "32", "--window", "60000"]

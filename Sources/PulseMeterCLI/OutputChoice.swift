@@ -1,0 +1,12 @@
+import MeterCore
+import MeterIO
+
+/// `-o PATH` or stdout.
+enum OutputChoice {
+    static func open(_ a: ParsedArguments) throws(PulsemeterError) -> FileDescriptorOutput {
+        if let path = a.path("output"), !path.isDash {
+            return try FileDescriptorOutput.create(path: path)
+        }
+        return .standardOutput
+    }
+}
