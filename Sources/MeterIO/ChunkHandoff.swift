@@ -36,8 +36,10 @@ public final class ChunkHandoff<Element: BitwiseCopyable>: @unchecked Sendable {
         producerWake.signal()
     }
 
-    /// Cancels this handoff when `cancellation` is cancelled.
-    public func cancel(on cancellation: Cancellation) {
+    /// Cancels this handoff when `cancellation` is cancelled; `remove` the registration when
+    /// the handoff is done with, or the cancellation keeps the handoff alive.
+    @discardableResult
+    public func cancel(on cancellation: Cancellation) -> Cancellation.Registration {
         cancellation.onCancel { [self] in cancel() }
     }
 

@@ -201,7 +201,8 @@ public final class LiveMeterSession: @unchecked Sendable {
         stream = nil
         var delay = 0.1
         let pause = Wakeup()
-        cancellation.onCancel { pause.signal() }
+        let wake = cancellation.onCancel { pause.signal() }
+        defer { cancellation.remove(wake) }  // an unattended run may reconnect many times
         while !shouldStop {
             if let s = try? PulseStream(direction: .record, device: options.device,
                                         rate: options.settings.rate, channels: options.settings.channels,
@@ -283,7 +284,8 @@ public final class LiveMeterSession: @unchecked Sendable {
             sinkError = error
             internalStop.store(true, ordering: .releasing)
         }
-        cancellation.onCancel { [meter] in meter.nudgeConsumer() }
+        let wake = cancellation.onCancel { [meter] in meter.nudgeConsumer() }
+        defer { cancellation.remove(wake) }
         try OSThread.spawn(role: "pm-capture") { [self] in captureLoop() }
         if recorder != nil {
             do {

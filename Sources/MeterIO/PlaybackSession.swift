@@ -32,6 +32,9 @@ public final class PlaybackSession: @unchecked Sendable {
     private let cancellation: Cancellation
     /// Wakes the paused audio thread: resume, seek, stop or cancellation.
     private let unpaused = Wakeup()
+    /// `unpaused`'s registration with `cancellation` (made last in `init`), removed when the
+    /// session goes.
+    private var wake: Cancellation.Registration?
 
     /// Opens the file (exit 65/66; through ffmpeg what libsndfile does not read) and a playback
     /// stream on `device` (exit 69). Cancelling
@@ -39,7 +42,6 @@ public final class PlaybackSession: @unchecked Sendable {
     public init(path: FilePath, device: String?, sink: any FrameSink, settings: MeterSettings? = nil,
                 cancellation: Cancellation = Cancellation()) throws {
         self.cancellation = cancellation
-        cancellation.onCancel { [unpaused] in unpaused.signal() }
         reader = try AudioFile.open(path, cancellation: cancellation)
         rate = reader.rate
         channels = reader.channels
@@ -54,6 +56,11 @@ public final class PlaybackSession: @unchecked Sendable {
                                  name: "pulsemeter play", latencyMs: 50)
         self.sink = sink
         try sink.start(pipeline.streamInfo(source: path.string, live: true))
+        wake = cancellation.onCancel { [unpaused] in unpaused.signal() }
+    }
+
+    deinit {
+        if let wake { cancellation.remove(wake) }
     }
 
     public var isPaused: Bool { paused.load(ordering: .acquiring) }

@@ -23,6 +23,8 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
     private let blockFrames: Int
     private let failure = Mutex<Error?>(nil)
     private var started = false
+    /// The wake-up registered with the caller's cancellation, removed by `stop`.
+    private let registration: (Cancellation, Cancellation.Registration)?
 
     public init(_ base: any SampleBlockSource, blockFrames: Int = 16384, blocks: Int = 6,
                 cancellation: Cancellation? = nil) {
@@ -32,12 +34,17 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
         name = base.name
         expectedFrames = base.expectedFrames
         self.blockFrames = blockFrames
-        handoff = ChunkHandoff(slots: blocks, slotCapacity: blockFrames * base.channels)
-        if let cancellation { handoff.cancel(on: cancellation) }
+        let handoff = ChunkHandoff<Float>(slots: blocks, slotCapacity: blockFrames * base.channels)
+        self.handoff = handoff
+        registration = cancellation.map { ($0, handoff.cancel(on: $0)) }
     }
 
-    /// Tells the decoding thread to stop (the reader is done early: --duration, a closed pipe).
-    public func stop() { handoff.cancel() }
+    /// Tells the decoding thread to stop (done, or done early: --duration, a closed pipe) and
+    /// takes the wake-up back from the cancellation. Call it once the reading is over.
+    public func stop() {
+        handoff.cancel()
+        if let (cancellation, r) = registration { cancellation.remove(r) }
+    }
 
     private func decode() {
         defer { handoff.close() }

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import MeterCore
 @testable import MeterIO
@@ -33,6 +34,28 @@ import Testing
             }
         }) {}
         #expect(expected == 100_000)
+    }
+
+    @Test("one cancellation over many read-aheads keeps none of them once each is stopped; a cancel after runs nothing stale")
+    func readAheadsReleaseTheirWakeUps() throws {
+        let cancellation = Cancellation()
+        for _ in 0..<50 {
+            let src = ReadAheadSource(CountingSource(total: 3000), blockFrames: 1000, blocks: 3, cancellation: cancellation)
+            while try src.withNextBlock({ _, _ in }) {}
+            src.stop()
+        }
+        #expect(cancellation.registered == 0)
+        let live = ReadAheadSource(CountingSource(total: 3000), blockFrames: 1000, blocks: 3, cancellation: cancellation)
+        #expect(cancellation.registered == 1)
+        cancellation.cancel()
+        #expect(cancellation.registered == 0)
+        #expect(try !live.withNextBlock({ _, _ in }), "the cancelled read-ahead ends at once")
+        // Registering after the cancellation runs the wake-up at once and keeps nothing.
+        let ran = Atomic<Bool>(false)
+        let late = cancellation.onCancel { ran.store(true, ordering: .releasing) }
+        #expect(ran.load(ordering: .acquiring) && cancellation.registered == 0)
+        cancellation.remove(late)  // already ran: nothing to do
+        live.stop()
     }
 
     @Test func readAheadPassesTheDecoderError() {
