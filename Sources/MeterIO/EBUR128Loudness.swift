@@ -28,7 +28,7 @@ public final class EBUR128Loudness: LoudnessReference, @unchecked Sendable {
     /// - Parameters:
     ///   - threaded: run the states on worker threads (false: inline, for comparison).
     ///   - live: keep the loudness range current (about once per second of audio) for `snapshot`.
-    /// Throws `SettingError` for a rate libebur128 refuses, `PulsemeterError` when a worker
+    /// Throws `SettingError` for a rate libebur128 refuses, `OSThread.StartError` when a worker
     /// thread cannot start.
     public init(rate: Int, channels: Int, threaded: Bool = true, live: Bool = false) throws {
         self.rate = rate

@@ -27,7 +27,7 @@ public final class FFmpegDecoder: AudioFileSource {
 
     /// Probes `path` with `ffprobe` (exit 65 when it holds no audio ffmpeg can read) and starts
     /// decoding it with `ffmpeg`.
-    public init(path: FilePath, ffmpeg: String, ffprobe: String, cancellation: Cancellation? = nil) throws(PulsemeterError) {
+    public init(path: FilePath, ffmpeg: String, ffprobe: String, cancellation: Cancellation? = nil) throws(InputError) {
         self.path = path
         self.ffmpeg = ffmpeg
         self.cancellation = cancellation
@@ -39,7 +39,7 @@ public final class FFmpegDecoder: AudioFileSource {
                 "-of", "default=noprint_wrappers=1",
             ].map { Array($0.utf8) } + [Self.input(path)], stdin: .null, stdout: .pipe)
         } catch {
-            throw PulsemeterError(.notDecodable, "cannot run \(ffprobe) to read \(path): \(error.reason)")
+            throw InputError.decoderDidNotStart(path, program: ffprobe, reason: error.reason)
         }
         var text: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -55,16 +55,16 @@ public final class FFmpegDecoder: AudioFileSource {
             if parts.count == 2, fields[String(parts[0])] == nil { fields[String(parts[0])] = String(parts[1]) }
         }
         guard status == .exited(0) else {
-            throw PulsemeterError(.notDecodable, "\(path) is not audio that libsndfile or ffmpeg can decode")
+            throw InputError.notAudio(path)
         }
         guard let r = fields["sample_rate"].flatMap({ Int($0) }), let c = fields["channels"].flatMap({ Int($0) }) else {
-            throw PulsemeterError(.notDecodable, "\(path) has no audio stream")
+            throw InputError.noAudioStream(path)
         }
         guard c >= 1, c <= MeterSettings.maxChannels else {
-            throw PulsemeterError(.notDecodable, "\(path) has \(c) channels; pulsemeter reads 1 to \(MeterSettings.maxChannels)")
+            throw InputError.channels(path, count: c, most: MeterSettings.maxChannels)
         }
         guard r >= 1, r <= MeterSettings.maxRate else {
-            throw PulsemeterError(.notDecodable, "\(path) has a sample rate of \(r) Hz; pulsemeter reads 1 to \(MeterSettings.maxRate) Hz")
+            throw InputError.rate(path, hz: r, most: MeterSettings.maxRate)
         }
         rate = r
         channels = c
@@ -78,7 +78,7 @@ public final class FFmpegDecoder: AudioFileSource {
     /// `file:` and the name's bytes.
     private static func input(_ path: FilePath) -> [UInt8] { Array("file:".utf8) + path.bytes }
 
-    private func start(atFrame frame: Int) throws(PulsemeterError) {
+    private func start(atFrame frame: Int) throws(InputError) {
         stopChild()
         var args = ["-nostdin", "-v", "error"]
         if frame > 0 {
@@ -98,7 +98,7 @@ public final class FFmpegDecoder: AudioFileSource {
                                cancellation: cancellation)
             finished = false
         } catch {
-            throw PulsemeterError(.notDecodable, "cannot run \(ffmpeg) to decode \(path): \(error.reason)")
+            throw InputError.decoderDidNotStart(path, program: ffmpeg, reason: error.reason)
         }
     }
 
@@ -124,9 +124,9 @@ public final class FFmpegDecoder: AudioFileSource {
         switch end {
         case .exited(0): return 0
         case .exited(let code):
-            throw PulsemeterError(.notDecodable, "ffmpeg could not decode \(path): " + (child.lastStderrLine ?? "it exited with status \(code)"))
+            throw InputError.decoderFailed(path, reason: child.lastStderrLine ?? "it exited with status \(code)")
         case .signalled(let signal):
-            throw PulsemeterError(.notDecodable, "ffmpeg was killed by signal \(signal) while decoding \(path)")
+            throw InputError.decoderKilled(path, signal: signal)
         }
     }
 

@@ -23,7 +23,7 @@ public final class FFmpegEncoderWriter: RecordingWriter {
     private var handedOver = 0
     private let channels: Int
     private var child: ChildProcess?
-    private var failure: PulsemeterError?
+    private var failure: OutputError?
 
     /// The ffmpeg arguments (after argv[0]) for `format`, writing to stdout.
     static func arguments(_ format: RecordingFormat) -> [String] {
@@ -42,14 +42,14 @@ public final class FFmpegEncoderWriter: RecordingWriter {
 
     /// Starts ffmpeg writing to `fd`, the file `RecordingFormat.openWriter` created for `path`
     /// (closed here: ffmpeg holds its own copy); exit 73 when ffmpeg cannot be started.
-    init(fd: Int32, path: FilePath, format: RecordingFormat, ffmpeg: String) throws(PulsemeterError) {
+    init(fd: Int32, path: FilePath, format: RecordingFormat, ffmpeg: String) throws(OutputError) {
         self.path = path
         channels = format.channels
         defer { Glibc.close(fd) }
         do {
             child = try ChildProcess(executable: ffmpeg, arguments: Self.arguments(format), stdin: .pipe, stdout: .descriptor(fd))
         } catch {
-            throw PulsemeterError(.cannotCreate, "cannot start the AAC encoder \(ffmpeg) for \(path): \(error.reason)")
+            throw OutputError.encoderDidNotStart(path, program: ffmpeg, reason: error.reason)
         }
     }
 
@@ -67,7 +67,7 @@ public final class FFmpegEncoderWriter: RecordingWriter {
     }
 
     /// Hands interleaved s16 frames to ffmpeg; exit 74 when it has stopped taking them.
-    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(PulsemeterError) {
+    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(OutputError) {
         if let failure { throw failure }
         guard let child else { return }
         let code = child.writeToStdin(UnsafeRawBufferPointer(samples))
@@ -77,20 +77,20 @@ public final class FFmpegEncoderWriter: RecordingWriter {
         }
         child.closeStdin()
         let end = child.wait()
-        let e = PulsemeterError(.io, "the AAC encoder (ffmpeg) stopped while recording \(path): it \(encoderReport(child, end)); the file holds what it wrote before")
+        let e = OutputError.encoderStopped(path, report: encoderReport(child, end))
         failure = e
         throw e
     }
 
     /// Ends ffmpeg's input and waits for it to finish the file; exit 74 unless it exits cleanly.
-    public func close() throws(PulsemeterError) {
+    public func close() throws(OutputError) {
         if let failure { throw failure }
         guard let child else { return }
         child.closeStdin()
         let end = child.wait()
         self.child = nil
         guard end.isCleanExit else {
-            let e = PulsemeterError(.io, "the AAC encoder (ffmpeg) failed to finish \(path): it \(encoderReport(child, end)); the file holds what it wrote before")
+            let e = OutputError.encoderDidNotFinish(path, report: encoderReport(child, end))
             failure = e
             throw e
         }

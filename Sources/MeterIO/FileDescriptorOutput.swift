@@ -20,10 +20,10 @@ public final class FileDescriptorOutput: ByteOutput, Sendable {
     public static let standardOutput = FileDescriptorOutput(fd: 1, name: "stdout")
 
     /// Opens (creating or truncating) `path` for writing, with `open(2)`.
-    public static func create(path: FilePath) throws(PulsemeterError) -> FileDescriptorOutput {
+    public static func create(path: FilePath) throws(OutputError) -> FileDescriptorOutput {
         let fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         guard fd >= 0 else {
-            throw PulsemeterError(.cannotCreate, "cannot create output file \(path): \(errnoText()); check that the directory exists and is writable")
+            throw OutputError.cannotCreateOutput(path, reason: errnoText())
         }
         return FileDescriptorOutput(fd: fd, name: path.description, ownsDescriptor: true)
     }
@@ -39,7 +39,7 @@ public final class FileDescriptorOutput: ByteOutput, Sendable {
                     let e = errno
                     if e == EAGAIN { continue }
                     if e == EPIPE { throw OutputClosed() }
-                    throw PulsemeterError(.io, "cannot write meter output to \(name): \(String(cString: strerror(e)))")
+                    throw OutputError.cannotWriteOutput(name: name, reason: errnoText(e))
                 }
                 off += n
             }

@@ -22,7 +22,7 @@ public struct FileNamer {
 
     /// Creates the next file: `create` is offered names in order until it returns a value
     /// (nil: the name exists). Its errors pass through.
-    public mutating func next<W>(at time: time_t, _ create: (FilePath) throws(PulsemeterError) -> W?) throws(PulsemeterError) -> (FilePath, W) {
+    public mutating func next<W>(at time: time_t, _ create: (FilePath) throws(OutputError) -> W?) throws(OutputError) -> (FilePath, W) {
         if usesTime {
             let expanded = Self.strftime(pattern.bytes, time)
             let name = FilePath(bytes: expanded)
@@ -49,7 +49,7 @@ public struct FileNamer {
                 if let w = try create(candidate) { return (candidate, w) }
             }
         }
-        throw PulsemeterError(.cannotCreate, "cannot find a free file name for \(pattern): a million names are taken")
+        throw OutputError.noFreeName(pattern: pattern)
     }
 
     /// "-001" ... "-999", then as many digits as needed.

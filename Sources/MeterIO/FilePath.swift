@@ -60,17 +60,18 @@ public struct FilePath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Checks an input path before a decoder sees it, so that missing, unreadable and directory
-    /// paths get exit 66 with a clear reason (`stat(2)`, `access(2)`).
-    public func checkReadable() throws(PulsemeterError) {
+    /// paths get their own `InputError` with the system's reason (`stat(2)`, `access(2)`),
+    /// which the CLI words as exit 66.
+    public func checkReadable() throws(InputError) {
         var st = stat()
         guard withCString({ stat($0, &st) }) == 0 else {
-            throw PulsemeterError(.missingInput, "cannot open \(self): \(errnoText()); check the path")
+            throw InputError.cannotOpen(self, reason: errnoText())
         }
         if (st.st_mode & S_IFMT) == S_IFDIR {
-            throw PulsemeterError(.missingInput, "\(self) is a directory; give an audio file")
+            throw InputError.isDirectory(self)
         }
         guard withCString({ access($0, R_OK) }) == 0 else {
-            throw PulsemeterError(.missingInput, "cannot read \(self): \(errnoText()); check its permissions")
+            throw InputError.noPermission(self, reason: errnoText())
         }
     }
 }

@@ -225,7 +225,7 @@ public final class LiveMeterSession: @unchecked Sendable {
         var failed = false
         var triggered = false
         if case .trigger = files.plan.mode { triggered = true }
-        func attempt(_ body: () throws(PulsemeterError) -> Void) {
+        func attempt(_ body: () throws(OutputError) -> Void) {
             guard !failed else { return }
             do { try body() } catch {
                 failed = true
@@ -234,19 +234,19 @@ public final class LiveMeterSession: @unchecked Sendable {
         }
         while recorder.waitForChunks(recorderBatch) {
             while recorder.pop({ chunk, position in
-                attempt { () throws(PulsemeterError) in try files.receive(chunk, position: position) }
+                attempt { () throws(OutputError) in try files.receive(chunk, position: position) }
             }) {}
-            if triggered { attempt { () throws(PulsemeterError) in try takeDecisions(into: files) } }
+            if triggered { attempt { () throws(OutputError) in try takeDecisions(into: files) } }
         }
         if triggered {
             decisionsDone.wait()  // the analysis's last decisions (it posts them right after capture)
-            attempt { () throws(PulsemeterError) in try takeDecisions(into: files) }
+            attempt { () throws(OutputError) in try takeDecisions(into: files) }
         }
         do { try files.finish() } catch { if !failed { fail(error) } }
     }
 
     /// Hands the analysis side's take decisions so far to the recorder.
-    private func takeDecisions(into files: Recorder) throws(PulsemeterError) {
+    private func takeDecisions(into files: Recorder) throws(OutputError) {
         let horizon = decidedUpTo.load(ordering: .acquiring)
         var changes: [TakeDetector.Change] = []
         while takeChanges.pop({ c, _ in changes.append(c[0] == 0 ? .open(at: c[1]) : .close(at: c[1])) }) {}
@@ -383,7 +383,7 @@ public final class LiveMeterSession: @unchecked Sendable {
 
         let overflow = recordOverflow.load(ordering: .acquiring)
         if overflow > 0 {
-            throw PulsemeterError(.io, "the recording lost \(overflow) frames: the disk did not keep up for over 10 s; \(summary.recordedFrames ?? 0) frames were written")
+            throw OutputError.recordingOverflow(lostFrames: overflow, writtenFrames: summary.recordedFrames ?? 0)
         }
         if let first = failures.withLock({ $0.first }) { throw first }
         if let sinkError { throw sinkError }

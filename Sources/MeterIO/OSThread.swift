@@ -13,6 +13,12 @@ public enum OSThread {
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 
+    /// `pthread_create` failed (`reason`: its error in words), for the command line to word.
+    public struct StartError: Error, Equatable, Sendable {
+        public let role: String
+        public let reason: String
+    }
+
     /// The processors online (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1: the default number
     /// of workers.
     public static var onlineProcessors: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
@@ -20,7 +26,7 @@ public enum OSThread {
     /// Runs `body` on a new thread named `role` (at most 15 bytes are kept). A thread that
     /// cannot be created is an error: running the body inline instead would deadlock any
     /// caller that waits on it.
-    public static func spawn(role: String, _ body: @escaping @Sendable () -> Void) throws(PulsemeterError) {
+    public static func spawn(role: String, _ body: @escaping @Sendable () -> Void) throws(StartError) {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var thread = pthread_t()
         let rc = pthread_create(&thread, nil, { arg in
@@ -30,7 +36,7 @@ public enum OSThread {
         }, box)
         guard rc == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
-            throw PulsemeterError(.io, "cannot start a thread for \(role): \(errnoText(rc))")
+            throw StartError(role: role, reason: errnoText(rc))
         }
         _ = setName?(thread, String(decoding: role.utf8.prefix(15), as: UTF8.self))
         pthread_detach(thread)

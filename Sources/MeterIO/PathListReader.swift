@@ -20,7 +20,7 @@ public final class PathListReader {
     public private(set) var knownCount: Int?
 
     /// Opens the list; `-` is stdin. Exit 66 when it cannot be opened.
-    public init(path: FilePath, nulSeparated: Bool) throws(PulsemeterError) {
+    public init(path: FilePath, nulSeparated: Bool) throws(InputError) {
         self.path = path
         separator = nulSeparated ? 0 : UInt8(ascii: "\n")
         if path.isDash {
@@ -29,7 +29,7 @@ public final class PathListReader {
             try path.checkReadable()
             fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
             guard fd >= 0 else {
-                throw PulsemeterError(.missingInput, "cannot open the list \(path): \(errnoText()); check the path")
+                throw InputError.listCannotOpen(path, reason: errnoText())
             }
         }
         knownCount = countIfRegular()
@@ -38,7 +38,7 @@ public final class PathListReader {
     deinit { if fd != 0 { close(fd) } }
 
     /// The next name, or nil at the end of the list. Exit 74 when reading fails.
-    public func next() throws(PulsemeterError) -> FilePath? {
+    public func next() throws(InputError) -> FilePath? {
         while true {
             if let sep = buffer[start..<end].firstIndex(of: separator) {
                 let entry = buffer[start..<sep]
@@ -57,7 +57,7 @@ public final class PathListReader {
     }
 
     /// Moves the unread part to the front (growing the buffer for a very long name) and reads.
-    private func fill() throws(PulsemeterError) {
+    private func fill() throws(InputError) {
         if start > 0 {
             buffer.withUnsafeMutableBufferPointer { b in
                 _ = memmove(b.baseAddress!, b.baseAddress! + start, end - start)
@@ -69,7 +69,7 @@ public final class PathListReader {
         while true {
             let n = buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + end, b.count - end) }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw PulsemeterError(.io, "cannot read the list \(path): \(errnoText())") }
+            if n < 0 { throw InputError.listRead(path, reason: errnoText()) }
             if n == 0 { atEnd = true } else { end += n }
             return
         }

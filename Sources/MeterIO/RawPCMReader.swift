@@ -65,7 +65,7 @@ public final class RawPCMReader: SampleBlockSource {
                                                    giveUp: { cancellation?.isCancelled ?? false })
             if n < 0 {
                 if errno == EINTR { atEnd = true; break }
-                throw PulsemeterError(.io, "cannot read stdin: \(errnoText())")
+                throw InputError.readFailed(name: name, reason: errnoText())
             }
             if n == 0 { atEnd = true; break }
             have += n

@@ -22,7 +22,7 @@ public final class RawPCMSpool: AudioFileSource {
     /// Copies everything `input` holds into the spool; a read interrupted after `cancellation`
     /// was cancelled ends the input there.
     public init(fd input: Int32, format: RawSampleFormat, rate: Int, channels: Int, name: String = "stdin",
-                cancellation: Cancellation? = nil) throws(PulsemeterError) {
+                cancellation: Cancellation? = nil) throws(InputError) {
         self.format = format
         self.rate = rate
         self.channels = channels
@@ -31,7 +31,7 @@ public final class RawPCMSpool: AudioFileSource {
         var template = Array("\(dir)/pulsemeter-spool-XXXXXX".utf8CString)
         let spool = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard spool >= 0 else {
-            throw PulsemeterError(.cannotCreate, "cannot create a temporary file in \(dir) to hold stdin: \(errnoText()); set TMPDIR to a writable directory")
+            throw InputError.spoolCannotCreate(directory: dir, reason: errnoText())
         }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         _ = fcntl(spool, F_SETFD, FD_CLOEXEC)
@@ -49,7 +49,7 @@ public final class RawPCMSpool: AudioFileSource {
                 }
                 let e = errno
                 close(spool)
-                throw PulsemeterError(.io, "cannot read \(name): \(errnoText(e))")
+                throw InputError.readFailed(name: name, reason: errnoText(e))
             }
             if n == 0 { break }
             var off = 0
@@ -59,7 +59,7 @@ public final class RawPCMSpool: AudioFileSource {
                     if errno == EINTR { continue }
                     let e = errno
                     close(spool)
-                    throw PulsemeterError(.io, "cannot hold \(name) in a temporary file in \(dir): \(errnoText(e))")
+                    throw InputError.spoolWrite(name: name, directory: dir, reason: errnoText(e))
                 }
                 off += w
             }

@@ -47,7 +47,7 @@ final class Recorder {
 
     /// For single and split, creates the first file now (exit 73 before capture starts).
     init(plan: RecordingPlan, format: RecordingFormat,
-         report: @escaping (RecordingFileEvent) -> Void) throws(PulsemeterError) {
+         report: @escaping (RecordingFileEvent) -> Void) throws(OutputError) {
         self.plan = plan
         rate = format.rate
         channels = format.channels
@@ -61,7 +61,7 @@ final class Recorder {
             } else {
                 // O_EXCL: a file that appeared after the CLI's check is left as it is too.
                 guard let w = try format.openNewWriter(path: plan.path) else {
-                    throw PulsemeterError(.cannotCreate, "\(plan.path) exists; it was left as it is")
+                    throw OutputError.recordingExists(plan.path)
                 }
                 writer = w
             }
@@ -78,7 +78,7 @@ final class Recorder {
     deinit { history?.deallocate() }
 
     /// Takes the captured frames at `position` (chunks come in order).
-    func receive(_ chunk: UnsafeBufferPointer<Int16>, position: Int) throws(PulsemeterError) {
+    func receive(_ chunk: UnsafeBufferPointer<Int16>, position: Int) throws(OutputError) {
         let frames = chunk.count / channels
         guard frames > 0, let base = chunk.baseAddress else { return }
         switch plan.mode {
@@ -104,7 +104,7 @@ final class Recorder {
     }
 
     /// Applies the analysis side's take decisions for every position before `horizon`.
-    func decide(_ changes: [TakeDetector.Change], upTo horizon: Int) throws(PulsemeterError) {
+    func decide(_ changes: [TakeDetector.Change], upTo horizon: Int) throws(OutputError) {
         if pendingHead > 64 {
             pending.removeFirst(pendingHead)
             pendingHead = 0
@@ -114,15 +114,15 @@ final class Recorder {
     }
 
     /// Finishes: the last decisions are applied and the open file closed.
-    func finish() throws(PulsemeterError) {
+    func finish() throws(OutputError) {
         if case .trigger = plan.mode { try advance(to: have) }
         try closeFile()
     }
 
     // MARK: files
 
-    private func openFile(at pos: Int) throws(PulsemeterError) {
-        let (name, w) = try namer.next(at: time(nil)) { (candidate) throws(PulsemeterError) in
+    private func openFile(at pos: Int) throws(OutputError) {
+        let (name, w) = try namer.next(at: time(nil)) { (candidate) throws(OutputError) in
             try createFile(candidate)
         }
         writer = w
@@ -133,11 +133,11 @@ final class Recorder {
 
     /// A split or take file: a new file only, never an existing one (nil when the name is
     /// taken), through the one writer factory.
-    private func createFile(_ path: FilePath) throws(PulsemeterError) -> (any RecordingWriter)? {
+    private func createFile(_ path: FilePath) throws(OutputError) -> (any RecordingWriter)? {
         try format.openNewWriter(path: path)
     }
 
-    private func closeFile() throws(PulsemeterError) {
+    private func closeFile() throws(OutputError) {
         guard let w = writer else { return }
         writer = nil
         defer { closedFrames += w.framesWritten }
@@ -146,7 +146,7 @@ final class Recorder {
         report(RecordingFileEvent(.close, file: w.path.string, pos: fileStart + w.framesWritten, frames: w.framesWritten))
     }
 
-    private func write(_ samples: UnsafeBufferPointer<Int16>) throws(PulsemeterError) {
+    private func write(_ samples: UnsafeBufferPointer<Int16>) throws(OutputError) {
         try writer?.write(samples)
     }
 
@@ -154,7 +154,7 @@ final class Recorder {
 
     /// Appends frames to the history, first applying (as they stand) the decisions for the
     /// oldest frames when the analysis has fallen so far behind that they would be lost.
-    private func keep(_ base: UnsafePointer<Int16>, frames: Int, at position: Int) throws(PulsemeterError) {
+    private func keep(_ base: UnsafePointer<Int16>, frames: Int, at position: Int) throws(OutputError) {
         guard let history else { return }
         if position > have {
             // Frames the record ring lost (reported as an overflow): no take gets them.
@@ -181,7 +181,7 @@ final class Recorder {
 
     /// Writes (inside a take) or passes over (outside) the history up to `target`, opening and
     /// closing takes where the decisions say.
-    private func advance(to target: Int) throws(PulsemeterError) {
+    private func advance(to target: Int) throws(OutputError) {
         while pendingHead < pending.count {
             switch pending[pendingHead] {
             case .open(let start):
@@ -213,7 +213,7 @@ final class Recorder {
     }
 
     /// Writes history frames [a, b) to the open file, in at most two contiguous runs.
-    private func writeHistory(from a: Int, to b: Int) throws(PulsemeterError) {
+    private func writeHistory(from a: Int, to b: Int) throws(OutputError) {
         guard let history, b > a else { return }
         var p = a
         while p < b {

@@ -151,23 +151,23 @@ public struct RecordingFormat: Sendable {
 
     /// Creates the file at `path` in this format (exit 73 when it cannot be created). Every
     /// recorder opens its files here, one call per file.
-    public func openWriter(path: FilePath) throws(PulsemeterError) -> any RecordingWriter {
+    public func openWriter(path: FilePath) throws(OutputError) -> any RecordingWriter {
         try open(path, exclusively: false)!
     }
 
     /// Creates `path` in this format only if no file of that name exists (one `open` with
     /// `O_CREAT|O_EXCL`, so nothing is ever overwritten): nil when the name is taken, exit 73
     /// when it cannot be created. For recorders that number their files (split, takes).
-    public func openNewWriter(path: FilePath) throws(PulsemeterError) -> (any RecordingWriter)? {
+    public func openNewWriter(path: FilePath) throws(OutputError) -> (any RecordingWriter)? {
         try open(path, exclusively: true)
     }
 
-    private func open(_ path: FilePath, exclusively: Bool) throws(PulsemeterError) -> (any RecordingWriter)? {
+    private func open(_ path: FilePath, exclusively: Bool) throws(OutputError) -> (any RecordingWriter)? {
         let flags = O_RDWR | O_CREAT | O_CLOEXEC | (exclusively ? O_EXCL : O_TRUNC)
         let fd = path.withCString { Glibc.open($0, flags, 0o666) }
         if fd < 0 {
             if exclusively && errno == EEXIST { return nil }
-            throw PulsemeterError(.cannotCreate, "cannot create recording \(path): \(errnoText()); check that the directory exists and is writable")
+            throw OutputError.cannotCreateRecording(path, reason: errnoText())
         }
         do {
             switch kind {

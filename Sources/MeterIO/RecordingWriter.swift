@@ -11,7 +11,7 @@ public protocol RecordingWriter: AnyObject {
     /// Frames that have reached the file (after `close`, every frame that is in it).
     var framesWritten: Int { get }
     /// Appends interleaved s16 frames; throws (exit 74) when they cannot be written.
-    func write(_ samples: UnsafeBufferPointer<Int16>) throws(PulsemeterError)
+    func write(_ samples: UnsafeBufferPointer<Int16>) throws(OutputError)
     /// Finishes the file so every player reads it to its last frame.
-    func close() throws(PulsemeterError)
+    func close() throws(OutputError)
 }

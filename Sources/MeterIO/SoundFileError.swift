@@ -14,13 +14,16 @@ enum SoundFileError {
     /// The same for an error code a call returned (`sf_close`).
     static func reason(code: Int32, savedErrno: Int32) -> String {
         switch Int(code) {
-        case SF_ERR_UNRECOGNISED_FORMAT: return "not a format libsndfile reads"
+        case SF_ERR_UNRECOGNISED_FORMAT: return unknownFormat
         case SF_ERR_SYSTEM: return savedErrno != 0 ? errnoText(savedErrno) : "a system error"
         case SF_ERR_MALFORMED_FILE: return "its header is damaged"
         case SF_ERR_UNSUPPORTED_ENCODING: return "an encoding libsndfile cannot handle"
         default: return savedErrno != 0 ? errnoText(savedErrno) : "libsndfile refused it"
         }
     }
+
+    /// The reason for a file whose format libsndfile does not know.
+    static let unknownFormat = "not a format libsndfile reads"
 
     /// Why decoding stopped partway (`sf_error` after a read): libsndfile's decoder messages
     /// put in our words where we know them, else its message without its "Error :" framing.

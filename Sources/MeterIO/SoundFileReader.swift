@@ -45,18 +45,19 @@ public final class SoundFileReader: AudioFileSource {
     /// loop the compiler vectorizes, about three times faster than libsndfile's own conversion.
     private let shorts = ScratchBuffer<Int16>()
 
-    /// Opens `path`; exit 65 when libsndfile does not read it (see `AudioFile.open` for the
-    /// ffmpeg fallback), 66 when it is missing or unreadable.
-    public convenience init(path: FilePath) throws(PulsemeterError) {
+    /// Opens `path`; `InputError.notDecodable` when libsndfile does not read it (see
+    /// `AudioFile.open` for the ffmpeg fallback), `.cannotOpen` and the like when it is missing
+    /// or unreadable (the CLI's exits 65 and 66).
+    public convenience init(path: FilePath) throws(InputError) {
         guard let opened = try Self.openHandle(path) else {
-            throw PulsemeterError(.notDecodable, "\(path) is not decodable audio (not a format libsndfile reads); give a WAV, FLAC, AIFF, Ogg, Opus or MP3 file")
+            throw InputError.notDecodable(path, reason: SoundFileError.unknownFormat)
         }
         try self.init(path: path, opened: opened)
     }
 
     /// Opens `path`, or returns nil when libsndfile does not know its format or its encoding
     /// (another decoder may: `AudioFile.open`).
-    public convenience init?(ifKnown path: FilePath) throws(PulsemeterError) {
+    public convenience init?(ifKnown path: FilePath) throws(InputError) {
         guard let opened = try Self.openHandle(path) else { return nil }
         try self.init(path: path, opened: opened)
     }
@@ -64,11 +65,11 @@ public final class SoundFileReader: AudioFileSource {
     private typealias Opened = (handle: OpaquePointer, info: SF_INFO, fd: Int32, header: [UInt8])
 
     /// `sf_open_fd`; nil for an unknown format or encoding, our words for any other failure.
-    private static func openHandle(_ path: FilePath) throws(PulsemeterError) -> Opened? {
+    private static func openHandle(_ path: FilePath) throws(InputError) -> Opened? {
         try path.checkReadable()
         let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {
-            throw PulsemeterError(.missingInput, "cannot open \(path): \(errnoText()); check the path")
+            throw InputError.cannotOpen(path, reason: errnoText())
         }
         var header = [UInt8](repeating: 0, count: 65536)
         let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
@@ -79,22 +80,22 @@ public final class SoundFileReader: AudioFileSource {
             close(fd)
             if SoundFileError.lastOpenWasUnknown { return nil }
             let reason = SoundFileError.reason(nil, savedErrno: savedErrno)
-            throw PulsemeterError(.notDecodable, "\(path) is not decodable audio (\(reason)); give a WAV, FLAC, AIFF, Ogg, Opus or MP3 file")
+            throw InputError.notDecodable(path, reason: reason)
         }
         return (h, info, fd, header)
     }
 
-    private init(path: FilePath, opened: Opened) throws(PulsemeterError) {
+    private init(path: FilePath, opened: Opened) throws(InputError) {
         let (h, info, fd, header) = opened
         guard info.channels >= 1, info.channels <= Int32(MeterSettings.maxChannels) else {
             sf_close(h)
             close(fd)
-            throw PulsemeterError(.notDecodable, "\(path) declares \(info.channels) channels; pulsemeter reads 1 to \(MeterSettings.maxChannels)")
+            throw InputError.channels(path, count: Int(info.channels), most: MeterSettings.maxChannels)
         }
         guard info.samplerate >= 1, info.samplerate <= Int32(MeterSettings.maxRate) else {
             sf_close(h)
             close(fd)
-            throw PulsemeterError(.notDecodable, "\(path) declares a sample rate of \(info.samplerate) Hz; pulsemeter reads 1 to \(MeterSettings.maxRate) Hz")
+            throw InputError.rate(path, hz: Int(info.samplerate), most: MeterSettings.maxRate)
         }
         handle = h
         self.fd = fd
@@ -163,9 +164,9 @@ public final class SoundFileReader: AudioFileSource {
     }
 
     /// Goes back to the first frame (`sf_seek`), for a second pass.
-    public func rewind() throws(PulsemeterError) {
+    public func rewind() throws(InputError) {
         guard let handle, sf_seek(handle, 0, SEEK_SET) == 0 else {
-            throw PulsemeterError(.notDecodable, "cannot seek in \(path)")
+            throw InputError.cannotSeek(path)
         }
         framesRead = 0
         ending = nil

@@ -29,12 +29,12 @@ public final class SoundFileWriter: RecordingWriter {
     /// Starts the file on `fd`, the file `RecordingFormat.openWriter` created for `path`
     /// (`sf_open_fd`, which owns and closes the descriptor from here on, also when it fails);
     /// exit 73 when libsndfile refuses.
-    init(fd: Int32, path: FilePath, format: RecordingFormat) throws(PulsemeterError) {
+    init(fd: Int32, path: FilePath, format: RecordingFormat) throws(OutputError) {
         var info = SF_INFO(frames: 0, samplerate: Int32(format.rate), channels: Int32(format.channels),
                            format: format.code, sections: 0, seekable: 0)
         guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
             let reason = SoundFileError.reason(nil, savedErrno: errno)
-            throw PulsemeterError(.cannotCreate, "cannot create recording \(path): \(reason); check that the directory exists and is writable")
+            throw OutputError.cannotCreateRecording(path, reason: reason)
         }
         handle = h
         self.path = path
@@ -65,7 +65,7 @@ public final class SoundFileWriter: RecordingWriter {
     }
 
     /// Appends interleaved s16 frames; exit 74 on a short write (disk full, I/O error).
-    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(PulsemeterError) {
+    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(OutputError) {
         guard let handle, let base = samples.baseAddress else { return }
         let frames = samples.count / channels
         guard frames > 0 else { return }
@@ -81,17 +81,17 @@ public final class SoundFileWriter: RecordingWriter {
         if n > 0 { framesWritten += Int(n) }
         if n != frames {
             let reason = SoundFileError.reason(handle, savedErrno: errno)
-            throw PulsemeterError(.io, "cannot write the recording \(path) (\(reason)); it holds the \(framesWritten) frames written before the error")
+            throw OutputError.cannotWriteRecording(path, reason: reason, framesWritten: framesWritten)
         }
     }
 
     /// Finishes the header or stream and closes the file (`sf_close`).
-    public func close() throws(PulsemeterError) {
+    public func close() throws(OutputError) {
         guard let h = handle else { return }
         handle = nil
         let r = sf_close(h)
         if r != 0 {
-            throw PulsemeterError(.io, "cannot finish the recording \(path) (\(SoundFileError.reason(code: r, savedErrno: errno)))")
+            throw OutputError.cannotFinishRecording(path, reason: SoundFileError.reason(code: r, savedErrno: errno))
         }
     }
 }

@@ -12,6 +12,9 @@ enum ErrorWording {
         case let e as SettingError: return setting(e)
         case let e as PulseError: return pulse(e)
         case let e as RecordingError: return recording(e)
+        case let e as InputError: return input(e)
+        case let e as OutputError: return output(e)
+        case let e as OSThread.StartError: return PulsemeterError(.io, "cannot start a thread for \(e.role): \(e.reason)")
         default: return nil
         }
     }
@@ -91,6 +94,77 @@ enum ErrorWording {
             return PulsemeterError(.io, "lost the PulseAudio stream (\(reason))")
         case .sourceLost(let source, let server, let reason):
             return PulsemeterError(.io, "lost the PulseAudio source \(source) on \(server) (\(reason)); the recording holds every frame captured before; use --reconnect to wait for it instead")
+        }
+    }
+
+    /// An input that cannot be read: 66 missing or unreadable, 65 not decodable, 74 a failed
+    /// read, 73 no room to hold stdin.
+    static func input(_ e: InputError) -> PulsemeterError {
+        let formats = "give a WAV, FLAC, AIFF, Ogg, Opus or MP3 file"
+        switch e {
+        case .cannotOpen(let path, let reason):
+            return PulsemeterError(.missingInput, "cannot open \(path): \(reason); check the path")
+        case .isDirectory(let path):
+            return PulsemeterError(.missingInput, "\(path) is a directory; give an audio file")
+        case .noPermission(let path, let reason):
+            return PulsemeterError(.missingInput, "cannot read \(path): \(reason); check its permissions")
+        case .notDecodable(let path, let reason):
+            return PulsemeterError(.notDecodable, "\(path) is not decodable audio (\(reason)); \(formats)")
+        case .channels(let path, let count, let most):
+            return PulsemeterError(.notDecodable, "\(path) has \(count) channels; pulsemeter reads 1 to \(most)")
+        case .rate(let path, let hz, let most):
+            return PulsemeterError(.notDecodable, "\(path) has a sample rate of \(hz) Hz; pulsemeter reads 1 to \(most) Hz")
+        case .cannotSeek(let path):
+            return PulsemeterError(.notDecodable, "cannot seek in \(path) for a second pass")
+        case .decoderDidNotStart(let path, let program, let reason):
+            return PulsemeterError(.notDecodable, "cannot run \(program) to decode \(path): \(reason)")
+        case .notAudio(let path):
+            return PulsemeterError(.notDecodable, "\(path) is not audio that libsndfile or ffmpeg can decode")
+        case .noAudioStream(let path):
+            return PulsemeterError(.notDecodable, "\(path) has no audio stream")
+        case .decoderFailed(let path, let reason):
+            return PulsemeterError(.notDecodable, "ffmpeg could not decode \(path): \(reason)")
+        case .decoderKilled(let path, let signal):
+            return PulsemeterError(.notDecodable, "ffmpeg was killed by signal \(signal) while decoding \(path)")
+        case .listCannotOpen(let path, let reason):
+            return PulsemeterError(.missingInput, "cannot open the list \(path): \(reason); check the path")
+        case .listRead(let path, let reason):
+            return PulsemeterError(.io, "cannot read the list \(path): \(reason)")
+        case .readFailed(let name, let reason):
+            return PulsemeterError(.io, "cannot read \(name): \(reason)")
+        case .spoolCannotCreate(let directory, let reason):
+            return PulsemeterError(.cannotCreate, "cannot create a temporary file in \(directory) to hold stdin: \(reason); set TMPDIR to a writable directory")
+        case .spoolWrite(let name, let directory, let reason):
+            return PulsemeterError(.io, "cannot hold \(name) in a temporary file in \(directory): \(reason)")
+        }
+    }
+
+    /// An output that cannot be made (73) or written (74).
+    static func output(_ e: OutputError) -> PulsemeterError {
+        let writable = "check that the directory exists and is writable"
+        switch e {
+        case .cannotCreateOutput(let path, let reason):
+            return PulsemeterError(.cannotCreate, "cannot create output file \(path): \(reason); \(writable)")
+        case .cannotWriteOutput(let name, let reason):
+            return PulsemeterError(.io, "cannot write meter output to \(name): \(reason)")
+        case .cannotCreateRecording(let path, let reason):
+            return PulsemeterError(.cannotCreate, "cannot create recording \(path): \(reason); \(writable)")
+        case .cannotWriteRecording(let path, let reason, let frames):
+            return PulsemeterError(.io, "cannot write the recording \(path) (\(reason)); it holds the \(frames) frames written before the error")
+        case .cannotFinishRecording(let path, let reason):
+            return PulsemeterError(.io, "cannot finish the recording \(path) (\(reason))")
+        case .recordingExists(let path):
+            return PulsemeterError(.cannotCreate, "\(path) exists; it was left as it is (use --force to replace it)")
+        case .noFreeName(let pattern):
+            return PulsemeterError(.cannotCreate, "cannot find a free file name for \(pattern): a million names are taken")
+        case .recordingOverflow(let lost, let written):
+            return PulsemeterError(.io, "the recording lost \(lost) frames: the disk did not keep up for over 10 s; \(written) frames were written")
+        case .encoderDidNotStart(let path, let program, let reason):
+            return PulsemeterError(.cannotCreate, "cannot start the AAC encoder \(program) for \(path): \(reason)")
+        case .encoderStopped(let path, let report):
+            return PulsemeterError(.io, "the AAC encoder (ffmpeg) stopped while recording \(path): it \(report); the file holds what it wrote before")
+        case .encoderDidNotFinish(let path, let report):
+            return PulsemeterError(.io, "the AAC encoder (ffmpeg) failed to finish \(path): it \(report); the file holds what it wrote before")
         }
     }
 

@@ -10,7 +10,7 @@ final class FileList: @unchecked Sendable {
     private let reader: PathListReader?
     private let shard: (index: Int, count: Int)?
     private var listPosition = 0
-    private let failureBox = Mutex<PulsemeterError?>(nil)
+    private let failureBox = Mutex<InputError?>(nil)
 
     init(positionals: [FilePath], reader: PathListReader?, shard: (index: Int, count: Int)?) {
         self.positionals = positionals[...]
@@ -19,7 +19,7 @@ final class FileList: @unchecked Sendable {
     }
 
     /// A reading error of the list (exit 74), reported after the files read so far.
-    var failure: PulsemeterError? { failureBox.withLock { $0 } }
+    var failure: InputError? { failureBox.withLock { $0 } }
 
     /// The number of files this run will take, when the list's length is known up front.
     var total: Int? {

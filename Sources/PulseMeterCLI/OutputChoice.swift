@@ -3,7 +3,7 @@ import MeterIO
 
 /// `-o PATH` or stdout.
 enum OutputChoice {
-    static func open(_ a: ParsedArguments) throws(PulsemeterError) -> FileDescriptorOutput {
+    static func open(_ a: ParsedArguments) throws(OutputError) -> FileDescriptorOutput {
         if let path = a.path("output"), !path.isDash {
             return try FileDescriptorOutput.create(path: path)
         }

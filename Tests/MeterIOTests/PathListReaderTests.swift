@@ -48,9 +48,9 @@ import Testing
         }
     }
 
-    @Test("a missing list is exit 66")
+    @Test("a missing list cannot be opened (the CLI's exit 66)")
     func missing() {
-        let e = #expect(throws: PulsemeterError.self) { try PathListReader(path: FilePath("/nonexistent/list"), nulSeparated: false) }
-        #expect(e?.exitCode == 66)
+        let e = #expect(throws: InputError.self) { try PathListReader(path: FilePath("/nonexistent/list"), nulSeparated: false) }
+        #expect(e == .cannotOpen(FilePath("/nonexistent/list"), reason: "No such file or directory"))
     }
 }

@@ -97,14 +97,8 @@ import MeterCore
         let r = RawPCMReader(fd: 9999, format: .s16le, rate: 8000, channels: 1)
         let buf = UnsafeMutablePointer<Float>.allocate(capacity: 16)
         defer { buf.deallocate() }
-        #expect(throws: PulsemeterError.self) { _ = try r.read(into: buf, maxFrames: 16) }
-        do {
-            _ = try r.read(into: buf, maxFrames: 16)
-        } catch let e as PulsemeterError {
-            #expect(e.kind == .io && e.exitCode == 74)
-        } catch {
-            Issue.record("unexpected \(error)")
-        }
+        let e = #expect(throws: InputError.self) { _ = try r.read(into: buf, maxFrames: 16) }
+        #expect(e == .readFailed(name: "stdin", reason: "Bad file descriptor"), "a failed read (the CLI's exit 74)")
     }
 }
 

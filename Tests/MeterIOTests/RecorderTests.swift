@@ -107,7 +107,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         var taken: Set<String> = ["a-002.wav"]
         func make(_ namer: inout FileNamer, at t: time_t = 0) throws -> String {
-            let (name, _) = try namer.next(at: t) { (p) throws(PulsemeterError) -> Bool? in
+            let (name, _) = try namer.next(at: t) { (p) throws(OutputError) -> Bool? in
                 taken.contains(p.string) ? nil : true
             }
             taken.insert(name.string)
@@ -139,7 +139,7 @@ import Testing
         let format = try RecordingFormat.choose(path: FilePath(path), rate: 8000, channels: 1)
         #expect(try format.openNewWriter(path: FilePath(path)) == nil)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep")
-        #expect(throws: PulsemeterError.self) {
+        #expect(throws: OutputError.self) {
             _ = try format.openNewWriter(path: FilePath(dir.appendingPathComponent("no/x.wav").path))
         }
     }

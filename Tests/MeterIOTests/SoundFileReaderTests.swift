@@ -93,14 +93,32 @@ import MeterCore
         #expect(try readAll(r).isEmpty)
     }
 
+    /// The exit-code class of the reader's error for `path` (the CLI words it: 66 for what
+    /// cannot be opened, 65 for what is not audio it takes), nil when it opens.
     static func kind(of path: String) -> PulsemeterError.Kind? {
         do {
             _ = try SoundFileReader(path: FilePath(path))
             return nil
         } catch {
-            #expect(!error.message.contains("\n"))
-            #expect(!error.message.isEmpty)
-            return error.kind
+            switch error {
+            case .cannotOpen(_, let reason), .noPermission(_, let reason):
+                #expect(!reason.isEmpty && !reason.contains("\n"))
+                return .missingInput
+            case .isDirectory:
+                return .missingInput
+            case .notDecodable(_, let reason):
+                #expect(!reason.isEmpty && !reason.contains("\n"))
+                return .notDecodable
+            case .channels(_, let count, let most):
+                #expect(count < 1 || count > most)
+                return .notDecodable
+            case .rate(_, let hz, let most):
+                #expect(hz < 1 || hz > most)
+                return .notDecodable
+            default:
+                Issue.record("unexpected \(error)")
+                return nil
+            }
         }
     }
 

@@ -68,7 +68,8 @@ import Testing
     }
 
     /// The layering rule, checked on the sources: below the CLI, no code line (comments aside)
-    /// holds a string with a command-line option, and only Signals.swift touches `Signals`.
+    /// holds a string with a command-line option, only Signals.swift touches `Signals`, and
+    /// MeterIO throws typed errors, never a worded `PulsemeterError`.
     @Test func noFileUnderTheCoreOrIOLayersSpellsAnOptionOrReadsSignals() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources")
@@ -84,6 +85,9 @@ import Testing
                     #expect(code.firstMatch(of: option) == nil, "\(layer)/\(name):\(n + 1) spells an option: \(code)")
                     if name != "Signals.swift" {
                         #expect(!code.contains("Signals."), "\(layer)/\(name):\(n + 1) reads Signals: \(code)")
+                    }
+                    if layer == "MeterIO" {
+                        #expect(!code.contains("PulsemeterError("), "\(layer)/\(name):\(n + 1) words an error: \(code)")
                     }
                 }
                 checked += 1
