@@ -3,8 +3,9 @@ import Glibc
 import Testing
 
 extension LiveSuite {
-    /// Issue 11: `--events` live gives the same event lines as `analyze` of the same samples.
-    @Suite("events", Live.needsAlignedFeed)
+    /// Issue 11: `--events` live gives the same event lines as `analyze` of the same samples
+    /// (the recorded file: on PipeWire zeros, the input, zeros; see `fedAudioProblem`).
+    @Suite("events")
     struct Events {
         /// Signal, silence, signal with samples pinned at the rails, silence to the end.
         static func signalWithGapsAndClips() -> (samples: [Int16], clipped: [Int]) {
@@ -34,7 +35,7 @@ extension LiveSuite {
             let live = r.lines
             let liveEnd = try #require(r.end)
             #expect(liveEnd.int("dropped") == 0, "a dropped hop would make the comparison meaningless")
-            #expect(sampleMismatch(try decodeWithSox(file), input) == nil)
+            #expect(fedAudioProblem(try decodeWithSox(file), [input], server: server) == nil)
 
             // The recorded file (the same samples the live meter saw) through analyze.
             let analyzed = try LiveSuite.analyzeLines(file, ["--events"])
@@ -49,7 +50,9 @@ extension LiveSuite {
             let liveEvents = events(live), fileEvents = events(analyzed)
             #expect(liveEvents == fileEvents)
             #expect(live.filter { $0.type == "event" && $0.string("event") != "clip" }.allSatisfy { $0.double("ts") != nil || $0.string("event") == "silence_end" })
-            let names = fileEvents.compactMap { $0["event"] as? String }.filter { $0 != "clip" }
+            var names = fileEvents.compactMap { $0["event"] as? String }.filter { $0 != "clip" }
+            // PipeWire: a wait of 2 s or more before the feed began is a silence of its own.
+            if !server.alignedFeed, names.count == 6, (fileEvents.first?["pos"] as? Int) == 0 { names.removeFirst(2) }
             #expect(names == ["silence_start", "silence_end", "silence_start", "silence_end"])
             let clipSum = (0..<2).map { c in
                 fileEvents.filter { ($0["event"] as? String) == "clip" && ($0["channel"] as? Int) == c }

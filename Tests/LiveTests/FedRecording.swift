@@ -11,11 +11,12 @@ extension LiveSuite {
         var end: JSONLine? { lines.last { $0.type == "end" } }
     }
 
-    /// `record FILE --duration (input length) ARGS`, fed `input` through the pipe source at
-    /// `speed` x real time, read to the end.
+    /// `record FILE --duration (room for the input) ARGS`, fed `input` through the feed
+    /// source at `speed` x real time (PipeWire: 1x), read to the end. On PulseAudio the
+    /// capture is the input exactly; on PipeWire zeros, the input, zeros (`fedAudioProblem`).
     static func recordFed(_ file: String, _ args: [String], input: [Int16], speed: Double?,
                           server: PulseServer, timeout: Double = 60) throws -> FedRecording {
-        let seconds = String(Double(input.count / 2) / Double(Live.rate))
+        let seconds = server.feedDurationArgument(frames: input.count / 2)
         let (p, start) = try startRecording(file, ["--duration", seconds] + args, server: server)
         let feeder = server.startFeeding(input, speed: speed)
         defer { server.stopFeeding(feeder) }

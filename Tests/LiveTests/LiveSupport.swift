@@ -27,9 +27,10 @@ import Testing
 //   room with `server.feedDuration(frames:)` (the input's length on PulseAudio, 2 s more on
 //   PipeWire). Compare live frames with `analyze` of the recorded file, not of the input.
 // - Count-exact assertions (end pos == fed frames) hold only when `server.alignedFeed`.
-// - A test whose expectations are positions in the fed input (split boundaries, take spans,
-//   event positions) may take the trait `Live.needsAlignedFeed`: it then runs on PulseAudio
-//   only (say why in its doc comment). Prefer making it hold on both.
+// - Expectations that are positions (split boundaries, take spans, event positions) are the
+//   capture's: on PipeWire shift those of the input by its offset in the capture (found from
+//   its first frame that is not silence), as SplitAndTriggerTests does. Every live test runs
+//   on both servers.
 // - Do not time anything tighter than real time: PipeWire plays the feed at 1x whatever
 //   `speed` says.
 // - vsink (the default sink) and vsink.monitor exist on both; the default source is
@@ -58,11 +59,6 @@ enum Live {
     /// The package root, from this file's path (Tests/LiveTests/LiveSupport.swift).
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// For a suite or test whose expectations are positions in the fed input, which only
-    /// PulseAudio's pipe source keeps (PipeWire's feed comes after some silence).
-    static let needsAlignedFeed = ConditionTrait.enabled(
-        if: kind == .pulseaudio, "needs the fed input at exact positions: PulseAudio's pipe source only")
 
     static func script(_ kind: ServerKind) -> String {
         packageRoot.appendingPathComponent(kind == .pipewire ? "scripts/pipewire-private" : "scripts/pulse-private").path
