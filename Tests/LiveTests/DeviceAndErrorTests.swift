@@ -148,9 +148,7 @@ extension LiveSuite {
             let frames = 6 * 16000
             let a = pow(10, -12.0 / 20) * sqrt(2) * 32767
             let tone = (0..<frames).map { Int16(a * sin(2 * Double.pi * 330 * Double($0) / 16000)) }
-            try writeRaw(tone, to: dir + "/tone.raw")
-            let player = try Subprocess(["pacat", "--latency-msec=30", "--raw", "--rate=16000", "--channels=1",
-                                         "--format=s16le", "-d", "mono16", dir + "/tone.raw"], env: server.environment)
+            let player = try server.play(tone, into: "mono16", rate: 16000, channels: 1, dir: dir)
             defer { player.kill() }
             usleep(500_000)
 
@@ -181,9 +179,7 @@ extension LiveSuite {
             let dir = try Live.tempDir("special")
             defer { Live.removeTree(dir) }
             // A tone (-12 dBFS RMS) playing into the default sink, vsink, for the whole run.
-            try writeRaw(LiveSuite.Play.tone(seconds: 6), to: dir + "/tone.raw")
-            let player = try Subprocess(["pacat", "--latency-msec=30", "--raw", "--rate=48000", "--channels=2",
-                                         "--format=s16le", "-d", "vsink", dir + "/tone.raw"], env: server.environment)
+            let player = try server.play(LiveSuite.Play.tone(seconds: 6), dir: dir)
             defer { player.kill() }
             let info = try Devices.pactlInfo(server)
             let defaultSink = try #require(info["Default Sink"])

@@ -324,6 +324,24 @@ final class PulseServer: Sendable {
     }
 
     var environment: [String: String] { ["PULSE_SERVER": address] }
+
+    /// Plays `samples` (interleaved s16le) into `sink` with pacat (30 ms latency), from a raw
+    /// file written in `dir`; kill the player when done.
+    func play(_ samples: [Int16], into sink: String = "vsink", rate: Int = Live.rate, channels: Int = Live.channels,
+              dir: String) throws -> Subprocess {
+        let file = dir + "/play-\(sink).raw"
+        try writeRaw(samples, to: file)
+        return try Subprocess(["pacat", "--latency-msec=30", "--raw", "--rate=\(rate)", "--channels=\(channels)",
+                               "--format=s16le", "-d", sink, file], env: environment)
+    }
+
+    /// What a tmux pane runs: pulsemeter `args` against this server in a UTF-8 locale with
+    /// colour allowed (`env` goes before the binary, e.g. "NO_COLOR=1 "), its exit status
+    /// written to `status`, then the pane stays open for the screen to be read.
+    func paneCommand(_ args: String, status: String, env: String = "") throws -> String {
+        "env -u NO_COLOR -u LC_ALL -u LC_CTYPE PULSE_SERVER='\(address)' LANG=C.UTF-8 \(env)'\(try Live.bin())' "
+            + args + "; echo $? > '\(status)'; exec sleep 600"
+    }
 }
 
 // MARK: - subprocesses

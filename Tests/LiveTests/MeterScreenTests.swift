@@ -42,26 +42,18 @@ extension LiveSuite {
         @Test("scale, spectrum axis, clip lamp and REC on screen; q finishes the recording, Esc quits monitor; 30x6 keeps the channel rows; tiny is one line")
         func meterScreen() throws {
             let server = try Live.server()
-            let bin = try Live.bin()
             let dir = try Live.tempDir("screen")
             defer { Live.removeTree(dir) }
             let tmux = Tmux(socket: dir + "/tmux.sock")
             defer { _ = try? tmux("kill-server") }
-            try writeRaw(Self.railTone(), to: dir + "/tone.raw")
-            let player = try Subprocess(["pacat", "--latency-msec=30", "--raw", "--rate=48000", "--channels=2",
-                                         "--format=s16le", "-d", "vsink", dir + "/tone.raw"],
-                                        env: ["PULSE_SERVER": server.address])
+            let player = try server.play(Self.railTone(), dir: dir)
             defer { player.kill() }
 
-            func command(_ args: String, status: String) -> String {
-                "env -u NO_COLOR -u LC_ALL -u LC_CTYPE PULSE_SERVER='\(server.address)' LANG=C.UTF-8 '\(bin)' "
-                    + args + "; echo $? > '\(status)'; exec sleep 600"
-            }
             let take = dir + "/take.wav"
             try tmux("new-session", "-d", "-s", "rec", "-x", "100", "-y", "30", "-c", dir,
-                     command("record take.wav -d vsink.monitor --bands 16", status: dir + "/rec.status"))
+                     try server.paneCommand("record take.wav -d vsink.monitor --bands 16", status: dir + "/rec.status"))
             try tmux("new-session", "-d", "-s", "mon", "-x", "30", "-y", "6",
-                     command("-d vsink.monitor --bands 16", status: dir + "/mon.status"))
+                     try server.paneCommand("-d vsink.monitor --bands 16", status: dir + "/mon.status"))
 
             // The recording meter: REC, the file name and the time in the header; the clip lamp
             // on the left channel (at the rail), not on the right (half scale); the dB scale

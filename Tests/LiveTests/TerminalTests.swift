@@ -75,27 +75,21 @@ extension LiveSuite {
         @Test("redraws in place, fits and follows the terminal, honours NO_COLOR, restores the terminal on Ctrl-C")
         func meterInTmux() throws {
             let server = try Live.server()
-            let bin = try Live.bin()
             let dir = try Live.tempDir("tmux")
             defer { Live.removeTree(dir) }
             let tmux = Tmux(socket: dir + "/tmux.sock")
             defer { _ = try? tmux("kill-server") }
 
-            try writeRaw(Self.steppedTone(), to: dir + "/tone.raw")
-            let player = try Subprocess(["pacat", "--latency-msec=30", "--raw", "--rate=48000", "--channels=2",
-                                         "--format=s16le", "-d", "vsink", dir + "/tone.raw"],
-                                        env: ["PULSE_SERVER": server.address])
+            let player = try server.play(Self.steppedTone(), dir: dir)
             defer { player.kill() }
 
-            func command(noColor: Bool, status: String) -> String {
-                "env -u NO_COLOR -u LC_ALL -u LC_CTYPE PULSE_SERVER='\(server.address)' LANG=C.UTF-8 "
-                    + (noColor ? "NO_COLOR=1 " : "")
-                    + "'\(bin)' -d vsink.monitor --bands 16; echo $? > '\(status)'; exec sleep 600"
+            func command(noColor: Bool, status: String) throws -> String {
+                try server.paneCommand("-d vsink.monitor --bands 16", status: status, env: noColor ? "NO_COLOR=1 " : "")
             }
             try tmux("new-session", "-d", "-s", "color", "-x", "100", "-y", "30",
-                     command(noColor: false, status: dir + "/color.status"))
+                     try command(noColor: false, status: dir + "/color.status"))
             try tmux("new-session", "-d", "-s", "plain", "-x", "100", "-y", "30",
-                     command(noColor: true, status: dir + "/plain.status"))
+                     try command(noColor: true, status: dir + "/plain.status"))
 
             // Wait for both meters to draw with real levels.
             func waitFor(_ target: String, timeout: Double = 10, _ ok: ([String]) -> Bool) throws -> [String] {
