@@ -14,8 +14,6 @@ public enum InputError: Error, Equatable, Sendable {
     /// Its header or stream gives a channel count or a rate outside what the meter takes.
     case channels(FilePath, count: Int, most: Int)
     case rate(FilePath, hz: Int, most: Int)
-    /// A second pass could not go back to the start.
-    case cannotSeek(FilePath)
     /// `ffprobe` or `ffmpeg` could not be started.
     case decoderDidNotStart(FilePath, program: String, reason: String)
     /// `ffprobe` found nothing it decodes in the file.

@@ -66,13 +66,11 @@ public final class PathListReader {
             start = 0
         }
         if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
-        while true {
-            let n = buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + end, b.count - end) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw InputError.listRead(path, reason: errnoText()) }
-            if n == 0 { atEnd = true } else { end += n }
-            return
+        let n = SystemCall.retryingInterrupted {
+            buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + end, b.count - end) }
         }
+        if n < 0 { throw InputError.listRead(path, reason: errnoText()) }
+        if n == 0 { atEnd = true } else { end += n }
     }
 
     /// Counts the entries of a regular file with `pread(2)`, leaving the read position alone.
@@ -82,8 +80,7 @@ public final class PathListReader {
         var count = 0, offset: off_t = 0, previous = separator
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = chunk.withUnsafeMutableBufferPointer { pread(fd, $0.baseAddress!, $0.count, offset) }
-            if n < 0 && errno == EINTR { continue }
+            let n = SystemCall.retryingInterrupted { chunk.withUnsafeMutableBufferPointer { pread(fd, $0.baseAddress!, $0.count, offset) } }
             if n <= 0 { break }
             for b in chunk[0..<n] {
                 if b != separator && previous == separator { count += 1 }

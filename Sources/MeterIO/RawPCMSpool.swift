@@ -41,12 +41,10 @@ public final class RawPCMSpool: AudioFileSource {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: block, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            let n = Glibc.read(input, buffer, block)
+            let n = SystemCall.retryingInterrupted({ Glibc.read(input, buffer, block) },
+                                                   giveUp: { cancellation?.isCancelled ?? false })
             if n < 0 {
-                if errno == EINTR {
-                    if cancellation?.isCancelled == true { break }
-                    continue
-                }
+                if errno == EINTR { break }  // given up: stopped
                 let e = errno
                 close(spool)
                 throw InputError.readFailed(name: name, reason: errnoText(e))
@@ -54,9 +52,8 @@ public final class RawPCMSpool: AudioFileSource {
             if n == 0 { break }
             var off = 0
             while off < n {
-                let w = Glibc.write(spool, buffer + off, n - off)
+                let w = SystemCall.retryingInterrupted { Glibc.write(spool, buffer + off, n - off) }
                 if w < 0 {
-                    if errno == EINTR { continue }
                     let e = errno
                     close(spool)
                     throw InputError.spoolWrite(name: name, directory: dir, reason: errnoText(e))

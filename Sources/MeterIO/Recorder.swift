@@ -121,20 +121,16 @@ final class Recorder {
 
     // MARK: files
 
+    /// Opens the next split or take file: a new file only, never an existing one (the writer
+    /// factory gives nil for a taken name and the namer moves on).
     private func openFile(at pos: Int) throws(OutputError) {
         let (name, w) = try namer.next(at: time(nil)) { (candidate) throws(OutputError) in
-            try createFile(candidate)
+            try format.openNewWriter(path: candidate)
         }
         writer = w
         fileStart = pos
         lastFile = name
         report(RecordingFileEvent(.open, file: name.string, pos: pos, frames: 0))
-    }
-
-    /// A split or take file: a new file only, never an existing one (nil when the name is
-    /// taken), through the one writer factory.
-    private func createFile(_ path: FilePath) throws(OutputError) -> (any RecordingWriter)? {
-        try format.openNewWriter(path: path)
     }
 
     private func closeFile() throws(OutputError) {

@@ -35,7 +35,7 @@ public final class SoundFileReader: AudioFileSource {
     /// Frames the header's own fields promise (`DeclaredLength`; FLAC's STREAMINFO when it
     /// states a length), nil when it promises nothing checkable.
     public let promisedFrames: Int?
-    /// Frames delivered since the start (or the last rewind).
+    /// Frames delivered since the start (or the last seek: the frame it moved to, on).
     public private(set) var framesRead = 0
     /// How reading ended; nil until a read has returned the end.
     public private(set) var ending: Ending?
@@ -161,16 +161,6 @@ public final class SoundFileReader: AudioFileSource {
         // The end of the data, or a decode error: either way the frames so far are analysed,
         // and `ending` says which it was.
         return delivered(Int(sf_readf_float(handle, buffer, sf_count_t(maxFrames))), handle: handle)
-    }
-
-    /// Goes back to the first frame (`sf_seek`), for a second pass.
-    public func rewind() throws(InputError) {
-        guard let handle, sf_seek(handle, 0, SEEK_SET) == 0 else {
-            throw InputError.cannotSeek(path)
-        }
-        framesRead = 0
-        ending = nil
-        firstError = nil
     }
 
     /// Moves to frame `frame` (`sf_seek`); returns false when the file cannot seek there.

@@ -50,8 +50,8 @@ enum AnalyzeCommand {
         if let file = source as? SoundFileReader, summary.pos == file.framesRead {
             try InputEnding.report(file)
         }
-        if let raw = source as? RawPCMReader, raw.trailingBytes > 0 {
-            CLI.warn("stdin ended inside a frame: ignored the last \(raw.trailingBytes) bytes (a frame is \(raw.format.bytesPerSample * raw.channels) bytes)")
+        if let raw = source as? RawPCMReader {
+            RawInput.warnTrailing(raw.trailingBytes, format: raw.format, channels: raw.channels)
         }
         return 0
     }

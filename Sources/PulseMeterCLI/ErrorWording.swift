@@ -114,8 +114,6 @@ enum ErrorWording {
             return PulsemeterError(.notDecodable, "\(path) has \(count) channels; pulsemeter reads 1 to \(most)")
         case .rate(let path, let hz, let most):
             return PulsemeterError(.notDecodable, "\(path) has a sample rate of \(hz) Hz; pulsemeter reads 1 to \(most) Hz")
-        case .cannotSeek(let path):
-            return PulsemeterError(.notDecodable, "cannot seek in \(path) for a second pass")
         case .decoderDidNotStart(let path, let program, let reason):
             return PulsemeterError(.notDecodable, "cannot run \(program) to decode \(path): \(reason)")
         case .notAudio(let path):

@@ -21,6 +21,12 @@ enum RawInput {
         return (RawSampleFormat(rawValue: rawName)!, s.rate, s.channels)
     }
 
+    /// Warns when raw stdin ended inside a frame: its last `trailingBytes` bytes were ignored.
+    static func warnTrailing(_ trailingBytes: Int, format: RawSampleFormat, channels: Int) {
+        guard trailingBytes > 0 else { return }
+        CLI.warn("stdin ended inside a frame: ignored the last \(trailingBytes) bytes (a frame is \(format.bytesPerSample * channels) bytes)")
+    }
+
     /// A file decodes by its own header: --raw, --rate and --channels do not apply. `file`
     /// names it in the message (a path, or "each file" in a many-file run).
     static func rejectLayout(_ a: ParsedArguments, file: String) throws(PulsemeterError) {

@@ -52,9 +52,7 @@ enum WaveformCommand {
             try Signals.cancelOnStop(cancellation)
             let spool = try RawPCMSpool(fd: 0, format: raw.format, rate: raw.rate, channels: raw.channels,
                                         cancellation: cancellation)
-            if spool.trailingBytes > 0 {
-                CLI.warn("stdin ended inside a frame: ignored the last \(spool.trailingBytes) bytes (a frame is \(raw.format.bytesPerSample * raw.channels) bytes)")
-            }
+            RawInput.warnTrailing(spool.trailingBytes, format: raw.format, channels: raw.channels)
             waveform = try compute(spool, bars: bars, floorDb: floorDb)
         } else {
             waveform = try compute(path: path, bars: bars, floorDb: floorDb)

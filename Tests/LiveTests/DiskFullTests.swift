@@ -16,11 +16,8 @@ extension LiveSuite {
                 Live.removeTree(dir)
                 Live.removeTree(scratch)
             }
-            let mount = try run(["/bin/mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", dir])
-            guard mount.status == 0 else {
-                throw LiveSetupError("cannot mount a small tmpfs for the disk-full test (needs root): \(mount.stderr)")
-            }
-            defer { _ = try? run(["/bin/umount", "-l", dir]) }
+            try Live.mountTmpfs(dir, "size=512k")
+            defer { Live.unmount(dir) }
 
             let file = dir + "/full.wav"
             let input = TestSignal.make(frames: 6 * 48000, seed: 31)
@@ -64,11 +61,8 @@ extension LiveSuite {
                 Live.removeTree(scratch)
             }
             // 32 KiB: about 2 s of AAC at ffmpeg's default 128 kbps for stereo.
-            let mount = try run(["/bin/mount", "-t", "tmpfs", "-o", "size=32k", "tmpfs", dir])
-            guard mount.status == 0 else {
-                throw LiveSetupError("cannot mount a small tmpfs for the disk-full test (needs root): \(mount.stderr)")
-            }
-            defer { _ = try? run(["/bin/umount", "-l", dir]) }
+            try Live.mountTmpfs(dir, "size=32k")
+            defer { Live.unmount(dir) }
             let file = dir + "/full.m4a"
             let (p, _) = try LiveSuite.startRecording(file, [], server: server)
             let feeder = server.startFeeding(Containers.tone(frames: 8 * 48000), speed: 4)
@@ -90,11 +84,8 @@ extension LiveSuite {
             let dir = try Live.tempDir("rofs")
             defer { Live.removeTree(dir) }
             // Root may write anywhere on a writable filesystem, so make one that is read-only.
-            let mount = try run(["/bin/mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", dir])
-            guard mount.status == 0 else {
-                throw LiveSetupError("cannot mount a read-only tmpfs (needs root): \(mount.stderr)")
-            }
-            defer { _ = try? run(["/bin/umount", "-l", dir]) }
+            try Live.mountTmpfs(dir, "ro,size=64k")
+            defer { Live.unmount(dir) }
             for args in [["record", dir + "/x.wav"], ["monitor", "--record", dir + "/x.flac"]] {
                 let p = try pulsemeter(args + ["-d", server.feedSource, "-f", "ndjson"], server: server)
                 let out = p.readToEnd(timeout: 10)

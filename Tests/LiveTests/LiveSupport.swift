@@ -153,6 +153,18 @@ enum Live {
     }
 
     static func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Mounts a tmpfs of `options` (e.g. "size=512k", "ro,size=64k") on `dir`, for the tests of
+    /// a full or read-only disk (needs root; CI runs as root). Pair with `unmount`.
+    static func mountTmpfs(_ dir: String, _ options: String) throws {
+        let mount = try run(["/bin/mount", "-t", "tmpfs", "-o", options, "tmpfs", dir])
+        guard mount.status == 0 else {
+            throw LiveSetupError("cannot mount a tmpfs (\(options)) on \(dir) (needs root): \(mount.stderr)")
+        }
+    }
+
+    /// Unmounts what `mountTmpfs` mounted (lazily: a process may still hold a file there).
+    static func unmount(_ dir: String) { _ = try? run(["/bin/umount", "-l", dir]) }
 }
 
 // MARK: - the private server

@@ -166,9 +166,8 @@ extension LiveSuite {
                 Live.removeTree(dir)
                 Live.removeTree(scratch)
             }
-            let mount = try run(["/bin/mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", dir])
-            guard mount.status == 0 else { throw LiveSetupError("cannot mount a small tmpfs (needs root): \(mount.stderr)") }
-            defer { _ = try? run(["/bin/umount", "-l", dir]) }
+            try Live.mountTmpfs(dir, "size=512k")
+            defer { Live.unmount(dir) }
             let input = TestSignal.make(frames: 6 * 48000, seed: 55)
             let r = try LiveSuite.recordFed(dir + "/x.wav", ["--split", "1"], input: input, speed: 20, server: server)
             #expect(r.status == 74)

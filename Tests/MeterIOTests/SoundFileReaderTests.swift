@@ -55,8 +55,8 @@ import MeterCore
         // s16 -32768 reads exactly -1.0; 32767 reads 32767/32768.
         #expect(y[0] == -1)
         if encoding == .pcm16 { #expect(y[1] == Float(32767.0 / 32768)) }
-        // A second pass after rewinding reads the same.
-        try r.rewind()
+        // A second pass after seeking back to the start reads the same.
+        #expect(r.seek(toFrame: 0))
         #expect(try readAll(r, block: 777) == y)
         #expect(r.seek(toFrame: frames - 1))
         #expect(try readAll(r) == Array(y.suffix(channels)))
