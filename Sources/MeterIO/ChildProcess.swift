@@ -198,13 +198,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// errno when it cannot (EPIPE: the child is gone), 0 when everything went.
     public func writeToStdin(_ bytes: UnsafeRawBufferPointer) -> Int32 {
         guard stdinFD >= 0 else { return EBADF }
-        var done = 0
-        while done < bytes.count {
-            let n = SystemCall.retryingInterrupted { Glibc.write(stdinFD, bytes.baseAddress! + done, bytes.count - done) }
-            if n < 0 { return errno }
-            done += n
-        }
-        return 0
+        return SystemCall.writeAll(stdinFD, bytes)
     }
 
     /// Reads up to `count` bytes of the child's stdout (retrying EINTR); 0 at its end, -1 on error.

@@ -18,6 +18,7 @@ public final class FileDescriptorOutput: ByteOutput, Sendable {
     }
 
     public static let standardOutput = FileDescriptorOutput(fd: 1, name: "stdout")
+    public static let standardError = FileDescriptorOutput(fd: 2, name: "stderr")
 
     /// Opens (creating or truncating) `path` for writing, with `open(2)`.
     public static func create(path: FilePath) throws(OutputError) -> FileDescriptorOutput {
@@ -31,19 +32,9 @@ public final class FileDescriptorOutput: ByteOutput, Sendable {
     deinit { if ownsDescriptor { close(fd) } }
 
     public func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { buf in
-            var off = 0
-            while off < buf.count {
-                let n = SystemCall.retryingInterrupted { Glibc.write(fd, buf.baseAddress! + off, buf.count - off) }
-                if n < 0 {
-                    let e = errno
-                    if e == EAGAIN { continue }
-                    if e == EPIPE { throw OutputClosed() }
-                    throw OutputError.cannotWriteOutput(name: name, reason: errnoText(e))
-                }
-                off += n
-            }
-        }
+        let e = bytes.withUnsafeBytes { SystemCall.writeAll(fd, $0) }
+        if e == EPIPE { throw OutputClosed() }
+        if e != 0 { throw OutputError.cannotWriteOutput(name: name, reason: errnoText(e)) }
     }
 
     /// True when the descriptor is a terminal (`isatty(3)`).

@@ -12,7 +12,7 @@ public final class ProgressLine {
     private var lastDraw = -1.0
     private var drawn = false
     private let interval: Double
-    private let stderr = FileDescriptorOutput(fd: 2, name: "stderr")
+    private let stderr = FileDescriptorOutput.standardError
 
     /// `enabled` nil: when stderr is a terminal.
     public init(enabled: Bool? = nil, interval: Double = 0.1) {

@@ -50,15 +50,10 @@ public final class RawPCMSpool: AudioFileSource {
                 throw InputError.readFailed(name: name, reason: errnoText(e))
             }
             if n == 0 { break }
-            var off = 0
-            while off < n {
-                let w = SystemCall.retryingInterrupted { Glibc.write(spool, buffer + off, n - off) }
-                if w < 0 {
-                    let e = errno
-                    close(spool)
-                    throw InputError.spoolWrite(name: name, directory: dir, reason: errnoText(e))
-                }
-                off += w
+            let e = SystemCall.writeAll(spool, UnsafeRawBufferPointer(start: buffer, count: n))
+            if e != 0 {
+                close(spool)
+                throw InputError.spoolWrite(name: name, directory: dir, reason: errnoText(e))
             }
             total += n
         }

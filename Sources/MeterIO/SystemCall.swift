@@ -10,4 +10,19 @@ enum SystemCall {
             if n >= 0 || errno != EINTR || giveUp() { return n }
         }
     }
+
+    /// Writes all of `bytes` to `fd` (`write(2)`), again after a signal, a partial write or
+    /// EAGAIN (a non-blocking descriptor that is full); 0 when everything went, else the errno.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        var done = 0
+        while done < bytes.count {
+            let n = retryingInterrupted { Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done) }
+            if n < 0 {
+                if errno == EAGAIN { continue }
+                return errno
+            }
+            done += n
+        }
+        return 0
+    }
 }

@@ -127,8 +127,7 @@ public enum CLI {
     /// One error line on stderr, control characters escaped (a file name in the message cannot
     /// send an escape sequence to the terminal, nor break the line).
     static func error(_ message: String) {
-        let line = "pulsemeter: " + SafeText.terminal(message) + "\n"
-        _ = line.withCString { write(2, $0, strlen($0)) }
+        try? FileDescriptorOutput.standardError.write(Array(("pulsemeter: " + SafeText.terminal(message) + "\n").utf8))
     }
 
     /// A warning line on stderr.

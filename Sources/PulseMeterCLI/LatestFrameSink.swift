@@ -1,6 +1,4 @@
-import Glibc
 import MeterCore
-import MeterIO
 import Synchronization
 
 /// Keeps the loudest channel's RMS of the newest frame, for the player's level readout, and

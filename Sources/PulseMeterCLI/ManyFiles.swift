@@ -1,7 +1,5 @@
-import Glibc
 import MeterCore
 import MeterIO
-import Synchronization
 
 /// `analyze FILE...` and `waveform FILE...`: many files in one run (CONTRACT.md "Many files").
 ///

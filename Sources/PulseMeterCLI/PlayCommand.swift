@@ -1,7 +1,6 @@
 import Glibc
 import MeterCore
 import MeterIO
-import Synchronization
 
 /// `pulsemeter play FILE [-d SINK]`: plays a file; on a terminal draws its waveform filling in
 /// as it plays (space pauses, left/right seek 5 s, q quits); otherwise (or with -f ndjson)
