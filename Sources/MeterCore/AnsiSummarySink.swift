@@ -1,15 +1,14 @@
 /// `analyze -f ansi`: a readable report of a whole file, written once at the end.
 ///
-/// Per channel: RMS and peak with a bar; with bands, a spectrum chart of the file where each
-/// band's level is the mean of its power over all frames.
+/// Per channel: RMS and peak with a bar; with `--events`, the clipped samples and the
+/// silences; with bands, a spectrum chart of the file (each band's mean power over the
+/// frames): the figures of the NDJSON `end` line.
 public final class AnsiSummarySink: FrameSink {
     private let output: any ByteOutput
     private let color: Bool
     private let unicode: Bool
     private let width: Int
     private var info: StreamInfo?
-    private var bandPower: [Double] = []
-    private var frames = 0
 
     public init(output: any ByteOutput, width: Int, color: Bool, unicode: Bool) {
         self.output = output
@@ -20,16 +19,9 @@ public final class AnsiSummarySink: FrameSink {
 
     public func start(_ info: StreamInfo) throws {
         self.info = info
-        bandPower = Array(repeating: 0, count: info.bandsHz?.count ?? 0)
     }
 
-    public func frame(_ frame: MeterFrame) throws {
-        guard let bands = frame.bandsDb else { return }
-        for (i, db) in bands.enumerated() where db > Decibels.floor {
-            bandPower[i] += PureMath.exp(db / 10 * PureMath.ln10)
-        }
-        frames += 1
-    }
+    public func frame(_ frame: MeterFrame) throws {}
 
     public func end(_ summary: StreamSummary) throws {
         guard let info else { return }
@@ -51,11 +43,26 @@ public final class AnsiSummarySink: FrameSink {
             out += renderer.bar(db: summary.rmsDb[c], peakDb: summary.peakDb[c], cells: cells) + "\n"
         }
         if let l = summary.loudness { out += "loudness  " + AnsiMeterRenderer.loudnessSummary(l) + "\n" }
-        if let edges = info.bandsHz, !edges.isEmpty {
-            out += "\nspectrum (mean band level over \(frames) frames)\n"
+        if let clipped = summary.clippedSamples {
+            let total = clipped.reduce(0, +)
+            out += "clipped   \(total) sample\(total == 1 ? "" : "s")"
+            if total > 0 && clipped.count > 1 {
+                out += " (" + clipped.enumerated().map { c, n in
+                    "\(AnsiMeterRenderer.label(channel: c, of: clipped.count)) \(n)"
+                }.joined(separator: ", ") + ")"
+            }
+            out += "\n"
+        }
+        if let seconds = summary.silenceSeconds {
+            let count = summary.silences ?? 0
+            out += "silence   \(AnsiMeterRenderer.readout(seconds, width: 0)) s in \(count) silence\(count == 1 ? "" : "s")"
+            out += " (below \(AnsiMeterRenderer.readout(s.events?.silenceDb ?? -60, width: 0)) dB)\n"
+        }
+        if let edges = info.bandsHz, let bands = summary.bandsDb, !edges.isEmpty {
+            out += "\nspectrum (mean band level over the stream)\n"
             let cellsB = max(4, min(60, width - 30))
             for (i, (lo, hi)) in edges.enumerated() {
-                let db = frames > 0 ? Decibels.fromPower(bandPower[i] / Double(frames)) : Decibels.floor
+                let db = bands[i]
                 let range = "\(AnsiMeterRenderer.hz(lo))-\(AnsiMeterRenderer.hz(hi)) Hz"
                 out += pad(range, 15)
                 out += AnsiMeterRenderer.readout(db, width: 7) + " dB  "

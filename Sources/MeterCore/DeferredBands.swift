@@ -16,4 +16,9 @@ public final class DeferredBands {
         input.withUnsafeBufferPointer { analyzer.bandLevels(windowed: $0.baseAddress!, into: &bands) }
         frame.bandsDb = bands
     }
+
+    /// Adds the stream's mean band levels, over the frames completed here, to its summary.
+    public func complete(_ summary: inout StreamSummary) {
+        summary.bandsDb = analyzer.meanBandsDb
+    }
 }

@@ -18,6 +18,11 @@ public struct EventDetector {
     private var lastEnd = 0
     /// Clipped samples per channel over the whole stream.
     public private(set) var clippedTotal: [Int]
+    /// Silences ended so far, and their total length in frames.
+    public private(set) var silenceCount = 0
+    private var silentFrames = 0
+    /// The silences' total length so far, in seconds.
+    public var silenceSeconds: Double { Double(silentFrames) / Double(rate) }
 
     public init(settings: EventSettings, rate: Int, channels: Int, window: Int) {
         self.settings = settings
@@ -38,10 +43,7 @@ public struct EventDetector {
 
     /// At the end of the stream: a silence still going on ends there (as silencedetect does).
     public mutating func finish(at pos: Int, into events: inout [MeterEvent]) {
-        if case .silent(let start) = state {
-            events.append(MeterEvent(.silenceEnd(seconds: Double(pos - start) / Double(rate)), pos: pos))
-            lastEnd = pos
-        }
+        if case .silent(let start) = state { endSilence(from: start, at: pos, into: &events) }
         state = .sound
     }
 
@@ -65,11 +67,16 @@ public struct EventDetector {
             }
         case .silent(let start):
             guard !quiet else { return }
-            let end = max(start, hopStart)
-            events.append(MeterEvent(.silenceEnd(seconds: Double(end - start) / Double(rate)), pos: end))
-            lastEnd = end
+            endSilence(from: start, at: max(start, hopStart), into: &events)
             state = .sound
         }
+    }
+
+    private mutating func endSilence(from start: Int, at end: Int, into events: inout [MeterEvent]) {
+        events.append(MeterEvent(.silenceEnd(seconds: Double(end - start) / Double(rate)), pos: end))
+        lastEnd = end
+        silenceCount += 1
+        silentFrames += end - start
     }
 
     private mutating func startIfLongEnough(_ start: Int, at pos: Int, into events: inout [MeterEvent]) {

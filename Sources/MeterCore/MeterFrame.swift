@@ -65,6 +65,12 @@ public struct StreamSummary: Sendable, Equatable {
     public var file: String?
     /// With `--events`: clipped samples per channel over the whole stream.
     public var clippedSamples: [Int]?
+    /// With `--events`: the silences' total length in seconds.
+    public var silenceSeconds: Double?
+    /// With `--events`: how many silences there were.
+    public var silences: Int?
+    /// With bands: each band's mean power over the stream's frames, in dB.
+    public var bandsDb: [Double]?
     /// Events at the very end (a silence that lasted to the last sample ends there); written
     /// before the end line.
     public var events: [MeterEvent]

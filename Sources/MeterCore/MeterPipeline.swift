@@ -152,8 +152,9 @@ public final class MeterPipeline {
         events?.finish(at: pos, into: &trailingEvents)
     }
 
-    /// Whole-stream RMS and peak per channel, so far; with loudness, the whole stream's
-    /// loudness (this waits for the reference: call it once, at the end).
+    /// Whole-stream RMS and peak per channel, so far; with bands, each band's mean power;
+    /// with events, the clips and silences; with loudness, the whole stream's loudness (this
+    /// waits for the reference: call it once, at the end).
     public func summary() -> StreamSummary {
         var s = StreamSummary(
             pos: pos, rate: settings.rate,
@@ -165,6 +166,10 @@ public final class MeterPipeline {
             dropped: dropped,
             clippedSamples: events?.clippedTotal,
             events: trailingEvents)
+        s.silenceSeconds = events?.silenceSeconds
+        s.silences = events?.silenceCount
+        // Deferred bands: the `DeferredBands` that computed them adds their mean.
+        if let spectrum, !deferBands { s.bandsDb = spectrum.meanBandsDb }
         s.loudness = loudness?.summary(target: settings.targetLufs)
         return s
     }

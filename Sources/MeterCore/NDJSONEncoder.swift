@@ -92,6 +92,7 @@ public struct NDJSONEncoder {
         line.field("rms_db", s.rmsDb, decimals: 2)
         line.field("peak_db", s.peakDb, decimals: 2)
         line.field("dropped", s.dropped)
+        if let bands = s.bandsDb { line.field("bands_db", bands, decimals: 2) }
         if let l = s.loudness {
             line.field("lufs_i", l.integrated, decimals: 2)
             line.field("lra", l.range, decimals: 2)
@@ -106,6 +107,7 @@ public struct NDJSONEncoder {
         if let r = s.recordedFrames { line.field("recorded_frames", r) }
         if let file = s.file { line.field("file", file) }
         if let clipped = s.clippedSamples { line.field("clipped_samples", clipped) }
+        if let silence = s.silenceSeconds { line.field("silence_seconds", silence, decimals: 5) }
         return finish()
     }
 

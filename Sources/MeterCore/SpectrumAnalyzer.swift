@@ -14,6 +14,9 @@ public final class SpectrumAnalyzer {
     private let scratch: UnsafeMutablePointer<Float>
     private let bandSums: UnsafeMutablePointer<Double>
     private let scale: Double
+    /// Per band, the sum of its power over every computed frame (for the stream's mean).
+    private var powerTotals: [Double]
+    private var levelsComputed = 0
 
     public init(layout: BandLayout, transform: any PowerSpectrumTransform) {
         let n = transform.size
@@ -32,6 +35,7 @@ public final class SpectrumAnalyzer {
         scratch = .allocate(capacity: n)
         bandSums = .allocate(capacity: max(1, layout.count))
         scale = 2 / (Double(n) * energy)
+        powerTotals = Array(repeating: 0, count: layout.count)
     }
 
     deinit {
@@ -92,8 +96,16 @@ public final class SpectrumAnalyzer {
     public func bandLevels(windowed: UnsafePointer<Float>, into bandsDb: inout [Double]) {
         transform.bandEnergies(windowed, edges: layout.edgeBins, into: bandSums)
         for b in 0..<layout.count {
-            let sum = bandSums[b]
-            bandsDb[b] = Decibels.fromPower(sum * scale)
+            let power = bandSums[b] * scale
+            powerTotals[b] += power
+            bandsDb[b] = Decibels.fromPower(power)
         }
+        levelsComputed += 1
+    }
+
+    /// Each band's mean power over every frame computed so far, in dB (the whole stream's
+    /// spectrum of the `end` line); the floor when no frame was computed.
+    public var meanBandsDb: [Double] {
+        powerTotals.map { levelsComputed > 0 ? Decibels.fromPower($0 / Double(levelsComputed)) : Decibels.floor }
     }
 }

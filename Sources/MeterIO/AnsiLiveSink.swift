@@ -92,6 +92,9 @@ public final class AnsiLiveSink: LiveStatusSink {
         if let clipped = summary.clippedSamples, clipped.contains(where: { $0 > 0 }) {
             line += "  clipped samples " + clipped.map(String.init).joined(separator: "/")
         }
+        if let silence = summary.silenceSeconds, silence > 0 {
+            line += "  silence " + AnsiMeterRenderer.readout(silence, width: 0) + " s"
+        }
         if let file = summary.file { line += "  recorded \(summary.recordedFrames ?? 0) frames to \(file)" }
         try output.write(Array((line + "\n").utf8))
     }

@@ -28,7 +28,8 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
     private static let batch = 32
 
     /// `sink` is used only by the background thread from now on. With `bands`, frames from a
-    /// pipeline with `deferBands` get their band levels computed there too.
+    /// pipeline with `deferBands` get their band levels computed there too, and the end line
+    /// the stream's mean band levels.
     public init(_ sink: any FrameSink, bands: DeferredBands? = nil, depth: Int = 256) {
         self.sink = sink
         self.bands = bands
@@ -86,7 +87,9 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
                             bands?.complete(&f)
                             try sink.frame(f)
                         case .gap(let g): try sink.gap(g)
-                        case .end(let s): try sink.end(s)
+                        case .end(var s):
+                            bands?.complete(&s)
+                            try sink.end(s)
                         }
                     } catch {
                         failure.withLock { $0 = error }

@@ -1,7 +1,8 @@
 import Testing
 @testable import MeterCore
 
-/// Bands computed later (`deferBands` + `DeferredBands`) are exactly the bands computed inline.
+/// Bands computed later (`deferBands` + `DeferredBands`) are exactly the bands computed inline,
+/// and so is the end line's mean spectrum.
 @Suite struct DeferredBandsTests {
     @Test func deferredEqualsInline() throws {
         let settings = MeterSettings(rate: 48000, channels: 2, fps: 30, windowMs: 50, bands: 12, fftSize: 1024)
@@ -23,11 +24,17 @@ import Testing
                 #expect(f.pendingSpectrum == nil)
                 try inner.frame(f)
             }
-            func end(_ summary: StreamSummary) throws { try inner.end(summary) }
+            func end(_ summary: StreamSummary) throws {
+                var s = summary
+                #expect(s.bandsDb == nil, "deferred: the mean is the DeferredBands' to give")
+                bands.complete(&s)
+                try inner.end(s)
+            }
         }
         try pipeline.run(source: ArraySource(rate: 48000, channels: 2, samples: samples, blockSizes: [4096]),
                          sink: Completing(sink, later))
         #expect(sink.frames == inline.frames)
         #expect(sink.summary == inline.end)
+        #expect(inline.end.bandsDb?.count == 12)
     }
 }

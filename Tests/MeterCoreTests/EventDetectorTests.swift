@@ -56,6 +56,26 @@ import Testing
         }
     }
 
+    @Test("the summary's silence total: the sum of the silence_end durations, one per silence, a trailing one included")
+    func silenceTotal() throws {
+        let rate = 48000
+        let s = MeterSettings(rate: rate, channels: 2)
+        let quiet = [rate..<(4 * rate), (5 * rate + 777)..<(8 * rate), (9 * rate)..<(12 * rate)]  // the last to the end
+        let sink = try Self.run(Self.signal(frames: 12 * rate, channels: 2, quiet: quiet), channels: 2)
+        let durations = Self.allEvents(sink).compactMap { e -> Double? in
+            if case .silenceEnd(let d) = e.kind { return d } else { return nil }
+        }
+        let summary = try #require(sink.summary)
+        #expect(durations.count == 3 && summary.silences == 3)
+        #expect(abs((summary.silenceSeconds ?? -1) - durations.reduce(0, +)) < 1e-9)
+        let truth = Double(quiet.map(\.count).reduce(0, +)) / Double(rate)
+        #expect(abs((summary.silenceSeconds ?? -1) - truth) <= 3 * Double(s.hop + s.window) / Double(rate))
+        let plain = try MeterPipeline(settings: s)
+        let none = CollectingSink()
+        try plain.run(source: ArraySource(rate: rate, channels: 2, samples: [0, 0]), sink: none)
+        #expect(none.summary?.silenceSeconds == nil, "without --events: no silence total")
+    }
+
     @Test("a silence shorter than --silence-min gives nothing; --silence-min 0.5 catches it")
     func shortSilence() throws {
         let x = Self.signal(frames: 4 * 48000, channels: 2, quiet: [48000..<(48000 + 72000)])

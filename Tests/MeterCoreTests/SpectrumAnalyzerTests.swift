@@ -157,3 +157,41 @@ import Testing
         #expect(abs(10 * log10(half / full) - 10 * log10(0.5)) < 0.05)
     }
 }
+
+/// The end line's `bands_db`: each band's mean power over the stream's frames.
+@Suite struct StreamSpectrumTests {
+    @Test("the summary's bands are the mean of the frames' band powers", arguments: [1, 2])
+    func meanOfTheFrames(channels: Int) throws {
+        let samples = ChunkingIndependenceTests.noise(frames: 40000, channels: channels, seed: 9)
+        let run = try ChunkingIndependenceTests.run(samples, channels: channels, blocks: [1000, 4096], bands: 10)
+        let bands = try #require(run.end.bandsDb)
+        #expect(bands.count == 10)
+        for b in 0..<10 {
+            let mean = run.frames.map { pow(10, $0.bandsDb![b] / 10) }.reduce(0, +) / Double(run.frames.count)
+            #expect(abs(bands[b] - 10 * log10(mean)) < 1e-9, "band \(b): \(bands[b]) against \(10 * log10(mean))")
+        }
+    }
+
+    @Test("a steady sine: the bands' mean powers add up to its power, 20*log10(A) - 3.01 dB")
+    func steadySineParseval() throws {
+        let rate = 48000, a = 0.5
+        let samples = (0..<(10 * rate)).map { Float(a * sin(2 * Double.pi * 1000 * Double($0) / Double(rate))) }
+        let run = try ChunkingIndependenceTests.run(samples, channels: 1, blocks: [16384], bands: 8)
+        let bands = try #require(run.end.bandsDb)
+        let total = 10 * log10(bands.map { pow(10, $0 / 10) }.reduce(0, +))
+        // The first frames see zeros before the start (under 0.1 % of 10 s): well within 0.05 dB.
+        #expect(abs(total - (20 * log10(a) - 10 * log10(2))) < 0.05, "\(total)")
+    }
+
+    @Test("no bands, no bands_db; the end line carries them with bands")
+    func endLine() throws {
+        let plain = try ChunkingIndependenceTests.run([0.1, 0.2], channels: 1, blocks: [2], bands: 0)
+        #expect(plain.end.bandsDb == nil)
+        var enc = NDJSONEncoder()
+        var s = StreamSummary(pos: 4800, rate: 48000, rmsDb: [-20], peakDb: [-17])
+        s.bandsDb = [-30.123, -160]
+        s.silenceSeconds = 2.5
+        let line = String(decoding: enc.end(s), as: UTF8.self)
+        #expect(line.contains("\"bands_db\":[-30.12,-160.0]") && line.contains("\"silence_seconds\":2.5"), "\(line)")
+    }
+}
