@@ -33,7 +33,10 @@ public struct ParsedArguments: Sendable {
         try self.init(command: command, rawArguments: arguments.map { Array($0.utf8) }, specs: specs)
     }
 
-    public init(command: String, rawArguments: [[UInt8]], specs: [OptionSpec]) throws(PulsemeterError) {
+    /// `elsewhere` words where an option unknown here belongs (another command's option),
+    /// given its name and the value that follows it, if any; nil when it belongs nowhere.
+    public init(command: String, rawArguments: [[UInt8]], specs: [OptionSpec],
+                elsewhere: (_ option: String, _ value: String?) -> String? = { _, _ in nil }) throws(PulsemeterError) {
         self.command = command
         var byName: [String: OptionSpec] = [:]
         for spec in specs { for n in spec.names { byName[n] = spec } }
@@ -61,6 +64,11 @@ public struct ParsedArguments: Sendable {
             guard let spec = byName[name] else {
                 // "-bands" is reported whole, not as "-b" with the value "ands".
                 let typed = arg.hasPrefix("--") ? name : arg
+                let next = inline.map { String(decoding: $0, as: UTF8.self) }
+                    ?? (i < rawArguments.count ? String(decoding: rawArguments[i], as: UTF8.self) : nil)
+                if let hint = elsewhere(typed, next) {
+                    throw PulsemeterError(.usage, "unknown option \(typed) for \(command); \(hint)")
+                }
                 if let near = Suggestion.nearest(to: typed, in: specs.flatMap(\.names)) {
                     throw PulsemeterError(.usage, "unknown option \(typed) for \(command); did you mean \(near)?")
                 }

@@ -58,8 +58,7 @@ public enum CLI {
             if first == "--version" || first == "-V" { return printOut("pulsemeter \(version)\n") }
         }
         let command = selectCommand(&raw)
-        guard let specs = specs(for: command) else { throw unknownCommand(command) }
-        let parsed = try ParsedArguments(command: command, rawArguments: raw, specs: specs)
+        let parsed = try parse(command, raw)
         if parsed.flag("help") { return printOut(Help.command[command] ?? Help.main) }
         do {
             switch command {
@@ -77,14 +76,21 @@ public enum CLI {
     public static func check(_ arguments: [String]) throws {
         var raw = arguments.map { Array($0.utf8) }
         let command = selectCommand(&raw)
-        guard let specs = specs(for: command) else { throw unknownCommand(command) }
-        let parsed = try ParsedArguments(command: command, rawArguments: raw, specs: specs)
+        let parsed = try parse(command, raw)
         if ["monitor", "record", "analyze"].contains(command) {
             let s = try MeterOptions.settings(parsed)
             _ = try MeterOptions.durationFrames(parsed, rate: s.rate)
             if command == "record" { _ = try RecordingOptions.mode(parsed, rate: s.rate) }
             _ = try MeterOptions.format(parsed, outputIsTerminal: false)
         }
+    }
+
+    /// `command`'s arguments parsed with its options; an option of another command is
+    /// pointed there.
+    static func parse(_ command: String, _ raw: [[UInt8]]) throws(PulsemeterError) -> ParsedArguments {
+        guard let specs = specs(for: command) else { throw unknownCommand(command) }
+        return try ParsedArguments(command: command, rawArguments: raw, specs: specs,
+                                   elsewhere: { otherCommand(for: $0, value: $1, not: command) })
     }
 
     /// The command a command line names (its first word, taken off `raw`), or monitor when
@@ -104,6 +110,20 @@ public enum CLI {
         case "waveform": return WaveformCommand.specs
         default: return LiveCommands.specs(for: command)
         }
+    }
+
+    /// What each command's line starts with, for a hint that shows one.
+    static let usage = ["monitor": "pulsemeter", "record": "pulsemeter record FILE", "analyze": "pulsemeter analyze FILE",
+                        "waveform": "pulsemeter waveform FILE", "play": "pulsemeter play FILE", "devices": "pulsemeter devices"]
+
+    /// For an option `command` does not take but other commands do: which, with the command
+    /// line to use ("--split is an option of record: pulsemeter record FILE --split 3").
+    static func otherCommand(for option: String, value: String?, not command: String) -> String? {
+        let owners = commands.filter { $0 != command && specs(for: $0)!.contains { $0.names.contains(option) } }
+        guard let first = owners.first, let spec = specs(for: first)!.first(where: { $0.names.contains(option) }) else { return nil }
+        let example = (usage[first] ?? "pulsemeter \(first)") + " " + option + (spec.takesValue ? " " + (value.map(SafeText.terminal) ?? "VALUE") : "")
+        let list = owners.count == 1 ? first : owners.dropLast().joined(separator: ", ") + " and " + owners.last!
+        return "\(option) is an option of \(list): \(example)"
     }
 
     /// The error for a first word that is no command: the nearest command, or for a file

@@ -36,8 +36,9 @@ enum ErrorWording {
     }
 
     /// A usage error: "--OPTION VALUE is not allowed: what is". `raw` is the value as typed.
-    static func setting(_ e: SettingError, raw: String? = nil) -> PulsemeterError {
-        let value = raw.map { $0.isEmpty ? "''" : SafeText.terminal($0) } ?? number(e.value)
+    /// `isDefault`: the user did not type the value (it is the option's default).
+    static func setting(_ e: SettingError, raw: String? = nil, isDefault: Bool = false) -> PulsemeterError {
+        let value = (raw.map { $0.isEmpty ? "''" : SafeText.terminal($0) } ?? number(e.value)) + (isDefault ? " (the default)" : "")
         if e.setting == .loudnessRate, case .range(let lo, _) = e.allowed {
             return PulsemeterError(.usage, "--loudness cannot measure a rate of \(value) Hz: libebur128 needs at least \(number(lo)) Hz")
         }
@@ -68,6 +69,22 @@ enum ErrorWording {
             allowed = "use at most \(bins)"
         }
         return PulsemeterError(.usage, "\(option(e.setting)) \(value) is not allowed: \(allowed)")
+    }
+
+    /// A default (the frame rate, the band edges) that the sample rate cannot carry: the user
+    /// typed neither it nor the rate's match, so the message names the rate and the default,
+    /// and both ways out.
+    static func rateTooLow(for e: SettingError, rate: Int, typed: Bool, fminTyped: Bool) -> PulsemeterError {
+        let given = typed ? "--rate \(rate)" : "a sample rate of \(rate) Hz"
+        var fmin = e.value
+        switch (e.setting, e.allowed) {
+        case (.fmax, .frequencyAbove(let lowest, _)): fmin = lowest
+        case (.fmin, _): break
+        default:
+            return PulsemeterError(.usage, "\(given) is too low for the default frame rate (--fps \(number(e.value))): the rate must be at least the frame rate; use --rate \(number(e.value.rounded(.up))) or more, or --fps \(rate) or less")
+        }
+        let top = number((0.95 * Double(rate) / 2 * 10).rounded() / 10)
+        return PulsemeterError(.usage, "\(given) is too low for bands from --fmin \(number(fmin)) Hz\(fminTyped ? "" : " (the default)") up to the default --fmax (0.95 x Nyquist: \(top) Hz); use --rate \(Int(2 * fmin / 0.95) + 1) or more, or a lower --fmin")
     }
 
     static func pulse(_ e: PulseError) -> PulsemeterError {

@@ -49,6 +49,9 @@ enum LiveCommands {
         // An existing recording is never touched without --force: refused here, before the
         // server is asked anything (the recorder's O_EXCL open covers a file appearing
         // meanwhile; split and trigger number their files instead).
+        if let record, mode == .single, record.isDirectory {
+            throw PulsemeterError(.cannotCreate, "\(record) is a directory; a recording needs a file name, e.g. \(String(record.description.reversed().drop { $0 == "/" }.reversed()))/take.wav")
+        }
         if let record, mode == .single, !a.flag("force"), record.exists {
             throw PulsemeterError(.cannotCreate, "\(record) exists; use --force to replace it")
         }
@@ -127,13 +130,15 @@ enum LiveCommands {
         return 0
     }
 
-    /// The human listing: the server on the first line, then an aligned table (`#` is the
-    /// index `-d` takes as well as the name; `*` marks the default), then how to use it.
+    /// The human listing: the server on the first line, then an aligned table, then how to
+    /// use it. `#` is the source index `-d` takes as well as the name; sinks (whose indexes are
+    /// another series, the one `play -d` takes) are listed by name with `-` there, so no two
+    /// rows carry the same number. `*` marks the defaults; the legend says so only when one is.
     static func table(_ list: [PulseDevice], server: String) -> String {
         guard !list.isEmpty else { return "\(server)\nno sources\n" }
         let header = ["", "#", "NAME", "KIND", "FORMAT", "RATE", "CH", "DESCRIPTION"]
         let rows = [header] + list.map { d in
-            [d.isDefault ? "*" : "", String(d.index), d.name,
+            [d.isDefault ? "*" : "", d.isSink ? "-" : String(d.index), d.name,
              d.isSink ? "sink" : (d.monitorOf != nil ? "monitor" : "source"),
              d.sampleFormat, String(d.rate), String(d.channels), d.description]
         }
@@ -149,7 +154,9 @@ enum LiveCommands {
             }
             text += line + "\n"
         }
-        return text + "* the default; -d takes a NAME or a #\n"
+        let sinks = list.contains { $0.isSink } ? "; play -d takes a sink's NAME" : ""
+        let legend = "-d takes a source's NAME or #" + sinks
+        return text + (list.contains { $0.isDefault } ? "* the default; " + legend : legend) + "\n"
     }
 
     /// "PulseAudio 16.1", or pipewire-pulse's own name, "PulseAudio (on PipeWire 0.3.65)".

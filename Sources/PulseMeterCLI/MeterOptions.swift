@@ -22,12 +22,17 @@ enum MeterOptions {
         s.loudness = a.flag("loudness") || s.targetLufs != nil
     }
 
-    /// `s` validated, its error worded with the option's value as typed.
+    /// `s` validated, its error worded with the option's value as typed, or, for a default the
+    /// user never typed, as the rate being too low for that default.
     static func validated(_ s: MeterSettings, _ a: ParsedArguments) throws(PulsemeterError) -> MeterSettings {
         do {
             try s.validate()
         } catch {
-            throw ErrorWording.setting(error, raw: a.string(key(error.setting)))
+            let raw = a.string(key(error.setting))
+            if raw == nil, error.setting == .fps || error.setting == .fmax || (error.setting == .fmin && !a.has("fmax")) {
+                throw ErrorWording.rateTooLow(for: error, rate: s.rate, typed: a.has("rate"), fminTyped: a.has("fmin"))
+            }
+            throw ErrorWording.setting(error, raw: raw, isDefault: raw == nil)
         }
         return s
     }

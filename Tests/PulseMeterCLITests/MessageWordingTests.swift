@@ -27,6 +27,60 @@ import Testing
         #expect(r.err == "pulsemeter: \(message)\n")
     }
 
+    @Test("an option of another command points to it, with the command line to use", arguments: [
+        (["monitor", "--split", "3"], "unknown option --split for monitor; --split is an option of record: pulsemeter record FILE --split 3"),
+        (["--trigger=-40"], "unknown option --trigger for monitor; --trigger is an option of record: pulsemeter record FILE --trigger -40"),
+        (["record", "t.wav", "--record", "u.wav"], "unknown option --record for record; --record is an option of monitor: pulsemeter --record u.wav"),
+        (["analyze", "x.wav", "--device", "vsink"], "unknown option --device for analyze; --device is an option of monitor, record and play: pulsemeter --device vsink"),
+        (["analyze", "x.wav", "--bars"], "unknown option --bars for analyze; --bars is an option of waveform: pulsemeter waveform FILE --bars VALUE"),
+    ])
+    func optionOfAnotherCommand(args: [String], message: String) throws {
+        let r = try Tool.run(args)
+        Tool.expectError(r, 64)
+        #expect(r.err == "pulsemeter: \(message)\n")
+    }
+
+    @Test("a default the rate cannot carry is worded as the rate being too low for it, naming both", arguments: [
+        (["-r", "1"], "--rate 1 is too low for the default frame rate (--fps 30): the rate must be at least the frame rate; use --rate 30 or more, or --fps 1 or less"),
+        (["analyze", "-", "--raw", "s16le", "-r", "20", "-c", "1"], "--rate 20 is too low for the default frame rate (--fps 30): the rate must be at least the frame rate; use --rate 30 or more, or --fps 20 or less"),
+        (["-r", "80", "--bands", "4"], "--rate 80 is too low for bands from --fmin 50 Hz (the default) up to the default --fmax (0.95 x Nyquist: 38 Hz); use --rate 106 or more, or a lower --fmin"),
+        (["-r", "101", "--bands", "4"], "--rate 101 is too low for bands from --fmin 50 Hz (the default) up to the default --fmax (0.95 x Nyquist: 48 Hz); use --rate 106 or more, or a lower --fmin"),
+        (["-r", "80", "--bands", "8", "--fmax", "30"], "--fmin 50 (the default) is not allowed: use a frequency of at least 1 Hz and below Nyquist (40 Hz)"),
+        (["-r", "8", "--fps", "30"], "--fps 30 is not allowed: use a number of frames per second from 0.01 up to the sample rate (8)"),
+    ])
+    func rateTooLowForADefault(args: [String], message: String) throws {
+        let r = try Tool.run(args)
+        Tool.expectError(r, 64)
+        #expect(r.err == "pulsemeter: \(message)\n")
+        // The frame rate and the band edges suggested are allowed at the rate suggested.
+        if let rate = message.firstMatch(of: /use --rate ([0-9]+) or more/).map({ String($0.output.1) }) {
+            var fixed = args
+            fixed[fixed.firstIndex(of: "-r")! + 1] = rate
+            #expect(throws: Never.self) { try CLI.check(fixed) }
+        }
+    }
+
+    @Test("record on a directory says it is one, with or without --force (exit 73, before any server is asked)")
+    func recordOnADirectory() throws {
+        let dir = try TempDir()
+        let target = dir.path("takes.wav")
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+        for extra in [[], ["--force"]] {
+            let r = try Tool.run(["record", target] + extra)
+            Tool.expectError(r, 73)
+            #expect(r.err == "pulsemeter: \(target) is a directory; a recording needs a file name, e.g. \(target)/take.wav\n", "\(extra)")
+            #expect(!r.err.contains("exists"))
+        }
+        let m = try Tool.run(["monitor", "--record", target + "/"])
+        Tool.expectError(m, 73)
+        #expect(m.err.hasSuffix("is a directory; a recording needs a file name, e.g. \(target)/take.wav\n"), "\(m.err)")
+        // A file that exists is still refused as one, naming --force.
+        let file = try dir.write([1, 2, 3], "old.wav")
+        let f = try Tool.run(["record", file])
+        Tool.expectError(f, 73)
+        #expect(f.err == "pulsemeter: \(file) exists; use --force to replace it\n")
+    }
+
     @Test func noGuessWhenNothingIsClose() throws {
         let r = try Tool.run(["analyze", "x.wav", "--xyzzy"])
         Tool.expectError(r, 64)

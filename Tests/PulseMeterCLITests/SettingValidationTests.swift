@@ -46,9 +46,13 @@ import Testing
                 } catch let e as PulsemeterError {
                     let core = try #require(coreError, "\(option) \(text): the command line refused it, the core takes it: \(e.message)")
                     #expect(e.kind == .usage)
-                    // (--rate 1 makes the default --fps 30 the value refused.)
+                    // (--rate 1 makes the default --fps 30 the value refused: worded as the rate
+                    // being too low for that default.)
                     let same = ErrorWording.option(core.setting) == option
-                    #expect(e == ErrorWording.setting(core, raw: same ? text : nil), "\(option) \(text)")
+                    let expected = same ? ErrorWording.setting(core, raw: text)
+                        : core.setting == .fps ? ErrorWording.rateTooLow(for: core, rate: Int(text)!, typed: true, fminTyped: false)
+                        : ErrorWording.setting(core, isDefault: true)
+                    #expect(e == expected, "\(option) \(text)")
                     if same { #expect(e.message.hasPrefix("\(option) \(text) is not allowed: ")) }
                 }
             }
