@@ -178,11 +178,8 @@ public struct AnsiMeterRenderer {
             for (i, row) in spectrum(bands, rows: rows, width: max(1, w - gutter)).enumerated() {
                 lines.append(sgr("2") + axis[i] + sgr("0") + row)
             }
-            if let edges = info.bandsHz, let first = edges.first, let last = edges.last {
-                let lo = Self.hz(first.0), hi = Self.hz(last.1) + " Hz"
-                let sw = max(1, w - gutter)
-                let gap = max(1, min(sw, bands.count * max(1, sw / max(1, bands.count))) - lo.count - hi.count)
-                lines.append(sgr("2") + "  dB" + lo + String(repeating: " ", count: gap) + hi + sgr("0"))
+            if let edges = info.bandsHz, edges.count == bands.count {
+                lines.append(sgr("2") + " Hz " + frequencyAxis(edges, width: max(1, w - gutter)) + sgr("0"))
             }
         }
         var out = Self.esc + "H"
@@ -331,6 +328,46 @@ public struct AnsiMeterRenderer {
             v -= step
         }
         return axis
+    }
+
+    /// The octaves the frequency axis labels: the frequency and its label (ISO nominal).
+    static let octaves: [(hz: Double, label: String)] = (-6...8).map { k in
+        let f = k >= 0 ? 1000 * Double(1 << k) : 1000 / Double(1 << -k)
+        let nominal = [-6: "16", -5: "31", -4: "63", -3: "125", -2: "250", -1: "500"]
+        return (f, nominal[k] ?? "\(Int(f.rounded()) / 1000)k")
+    }
+
+    /// The line under the spectrum (drawn by `spectrum` over `width` columns): each octave
+    /// that lies in the bands labelled under its column, as many as fit with a space between
+    /// neighbours (the unit, Hz, stands in the axis gutter before it).
+    public func frequencyAxis(_ edges: [(Double, Double)], width: Int) -> String {
+        let count = edges.count
+        guard count > 0 else { return "" }
+        let colsPerBand = max(1, width / count)
+        let shown = min(count, width)
+        let used = shown == count ? count * colsPerBand : shown
+        var line = [Character](repeating: " ", count: used)
+        var free = 0  // first column a label may take
+        for (hz, label) in Self.octaves {
+            // The top edge belongs to the last band here (16k under a 16 kHz top edge).
+            guard let b = edges.firstIndex(where: { hz >= $0.0 && hz < $0.1 })
+                    ?? (hz == edges[count - 1].1 ? count - 1 : nil) else { continue }
+            let (lo, hi) = edges[b]
+            let within = hi > lo ? PureMath.log(hz / lo) / PureMath.log(hi / lo) : 0
+            // Where the octave falls: its band's columns, log-interpolated inside the band.
+            let column = shown == count
+                ? (Double(b) + within) * Double(colsPerBand)
+                : (Double(b) + within) * Double(shown) / Double(count)
+            let text = Array(label)
+            // Centred on its column, kept inside the spectrum's columns at either end.
+            let start = max(0, min(used - text.count, Int(column.rounded(.down)) - (text.count - 1) / 2))
+            guard start >= free else { continue }
+            for (k, ch) in text.enumerated() { line[start + k] = ch }
+            free = start + text.count + 1
+        }
+        var out = String(line)
+        while out.hasSuffix(" ") { out.removeLast() }
+        return out
     }
 
     /// The whole meter on one line: per channel its label, a short bar and the level (just the

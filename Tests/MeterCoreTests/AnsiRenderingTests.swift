@@ -152,8 +152,44 @@ import Testing
         for label in ["  0 ", "-30 ", "-60 ", "-90 "] {
             #expect(lines.contains { $0.hasPrefix(label) }, "spectrum axis \(label)")
         }
-        #expect(lines.last!.hasPrefix("  dB") && lines.last!.hasSuffix("Hz"))
+        #expect(lines.last!.hasPrefix(" Hz ") && lines.last!.contains(" 1k "), "\(lines.last!)")
         #expect(lines.allSatisfy { $0.count <= 100 })
+    }
+
+    @Test("the frequency axis labels the octaves that fit, each under its column, never touching",
+          arguments: [(16, 100), (32, 80), (64, 200), (8, 40), (32, 20), (64, 30)])
+    func frequencyAxisLabelsOctaves(bands: Int, width: Int) throws {
+        let info = Self.info(channels: 2, bands: bands)
+        let edges = try #require(info.bandsHz)
+        let r = AnsiMeterRenderer(width: width, height: 30, color: false, unicode: true)
+        let sw = width - 4
+        let axis = r.frequencyAxis(edges, width: sw)
+        #expect(axis.count <= sw, "\(axis)")
+        // Labels are separated by at least one space: none runs into another ("dB70", "1k2k").
+        let words = axis.split(separator: " ").map(String.init)
+        let octaves = Dictionary(uniqueKeysWithValues: AnsiMeterRenderer.octaves.map { ($0.label, $0.hz) })
+        #expect(words.allSatisfy { octaves[$0] != nil }, "only octave labels: \(axis)")
+        // Each sits under its frequency: the spectrum's column of the band holding it.
+        let colsPerBand = max(1, sw / bands), shown = min(bands, sw)
+        var at = axis.startIndex
+        for word in words {
+            let range = try #require(axis.range(of: word, range: at..<axis.endIndex))
+            at = range.upperBound
+            let hz = octaves[word]!
+            let b = edges.firstIndex { hz >= $0.0 && hz < $0.1 } ?? (bands - 1)
+            let column = shown == bands ? b * colsPerBand : b * shown / bands
+            let start = axis.distance(from: axis.startIndex, to: range.lowerBound)
+            #expect(start + word.count > column - 1 && start <= column + colsPerBand, "\(word) at \(start), its band at \(column): \(axis)")
+        }
+        // The octaves that fit: with room, every one the bands cover (here 125 Hz to 8 kHz:
+        // the edges as snapped to the FFT bins, 70 Hz to 15.98 kHz).
+        let covered = AnsiMeterRenderer.octaves.filter { $0.hz >= edges[0].0 && $0.hz <= edges[bands - 1].1 }.map(\.label)
+        #expect(covered.count >= 7)
+        if sw >= 60 {
+            #expect(words == covered, "\(axis)")
+        } else {
+            #expect(words.count >= 2, "\(axis)")
+        }
     }
 
     @Test func peakMarkerHoldsThenFalls() {
@@ -253,7 +289,7 @@ private extension String {
         #expect(tall[right + 1].hasSuffix("0 dB"), "the scale under the bars: \(tall)")
         #expect(tall[right + 2].hasPrefix("S  ") && tall[right + 3].hasPrefix("M -21.4"), "then the loudness lines: \(tall)")
         #expect(tall[right + 4].hasPrefix("  0 "), "then the spectrum with its axis: \(tall)")
-        #expect(tall.last!.hasPrefix("  dB") && tall.count <= 29)
+        #expect(tall.last!.hasPrefix(" Hz ") && tall.count <= 29)
         let short = lines(60, 6)
         #expect(short.count == 5, "the last row stays free: \(short)")
         #expect(short[1].hasPrefix("L ") && short[2].hasPrefix("R ") && short[3].hasSuffix("0 dB"), "\(short)")
