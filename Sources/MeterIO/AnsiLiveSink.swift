@@ -133,12 +133,12 @@ public final class AnsiLiveSink: LiveStatusSink {
     private func draw(_ frame: MeterFrame, now: Double) throws {
         guard let info, active else { return }
         lastDraw = now
-        var status = outage ? "RECONNECTING: source lost, waiting for it" : nil
-        let recorded = { (file: String) in
-            "REC " + file + " " + AnsiMeterRenderer.clock(Double(frame.pos - self.openFilePos) / Double(info.settings.rate))
-        }
-        if let recording = (openFile ?? recordingFile.map(SafeText.terminal)).map(recorded) ?? recordingIdleStatus {
-            status = status.map { $0 + "  " + recording } ?? recording
+        var status = MeterStatus(alert: outage ? "RECONNECTING: source lost, waiting for it" : nil)
+        if let file = openFile ?? recordingFile.map(SafeText.terminal) {
+            status.recordingFile = file
+            status.recordedSeconds = Double(frame.pos - openFilePos) / Double(info.settings.rate)
+        } else {
+            status.waiting = recordingIdleStatus
         }
         try output.write(Array(renderer.render(frame, info: info, status: status).utf8))
     }

@@ -115,6 +115,52 @@ extension LiveSuite {
             #expect(try tmux.flags("mon").alternate == "0")
         }
 
+        @Test("REC and the recorded time stay in the header at 40 and 20 columns with a long device name; the compact line marks recording with ●")
+        func recWinsOverALongDeviceName() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("narrow")
+            defer { Live.removeTree(dir) }
+            let sink = "alsa_output.pci-0000_00_1f.3.analog-stereo"
+            let load = try run(["pactl", "load-module", "module-null-sink", "sink_name=\(sink)", "rate=48000", "channels=2"],
+                               env: server.environment)
+            #expect(load.status == 0, "\(load.stderr)")
+            let module = load.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            defer { _ = try? run(["pactl", "unload-module", module], env: server.environment) }
+            let deadline = monotonic() + 5
+            while monotonic() < deadline,
+                  !(try run(["pactl", "list", "short", "sources"], env: server.environment).stdout.contains(sink + ".monitor")) {
+                usleep(100_000)
+            }
+            let player = try server.play(Self.railTone(), into: sink, dir: dir)
+            defer { player.kill() }
+            let tmux = Tmux(socket: dir + "/tmux.sock")
+            defer { _ = try? tmux("kill-server") }
+            try tmux("new-session", "-d", "-s", "rec", "-x", "40", "-y", "12", "-c", dir,
+                     try server.paneCommand("record take.wav -d \(sink).monitor", status: dir + "/rec.status"))
+
+            // 40 columns: the name (50 characters) gives way; REC, the file and its time stay.
+            let rec = /REC (take\.wav )?[0-9]+:[0-9]{2}/
+            let at40 = try Self.waitFor(tmux, "rec") { rows in rows.first?.firstMatch(of: rec) != nil && rows.contains { $0.hasPrefix("L ") } }
+            let head40 = try #require(at40.first)
+            #expect(head40.firstMatch(of: /REC take\.wav [0-9]+:[0-9]{2}$/) != nil, "40 columns: \(head40)")
+            #expect(!head40.contains(sink + ".monitor") && head40.count <= 40, "\(head40)")
+            #expect(at40.contains { $0.hasPrefix("L ") } && at40.contains { $0.hasPrefix("R ") }, "channel labels: \(at40)")
+            // 20 columns, the smallest full meter: still REC and the time.
+            try tmux("resize-window", "-t", "rec", "-x", "20", "-y", "12")
+            let at20 = try Self.waitFor(tmux, "rec") { rows in (rows.first?.count ?? 99) <= 20 && rows.first?.firstMatch(of: rec) != nil }
+            #expect(at20.first?.firstMatch(of: rec) != nil, "20 columns: \(at20)")
+            #expect(at20.contains { $0.hasPrefix("L ") } && at20.contains { $0.hasPrefix("R ") }, "channel labels: \(at20)")
+            // Below it: one compact line, the recording mark first, the clip lamp (the left
+            // channel is at the rail) after its label, both labels kept.
+            try tmux("resize-window", "-t", "rec", "-x", "19", "-y", "4")
+            let compact = try Self.waitFor(tmux, "rec") { rows in rows.first?.hasPrefix("● ") == true && rows.first!.contains("R") }
+            let line = try #require(compact.first)
+            #expect(line.hasPrefix("● ") && line.contains("L!") && line.contains("R"), "compact: \(line)")
+            try tmux("send-keys", "-t", "rec", "q")
+            #expect(Self.waitStatus(dir + "/rec.status") == "0", "record: exit status after q")
+            #expect(try soxFrames(dir + "/take.wav") > 0)
+        }
+
         @Test("--force replaces an existing recording; without it the file is left as it is (exit 73)")
         func forceReplaces() throws {
             let server = try Live.server()

@@ -192,6 +192,67 @@ import Testing
         }
     }
 
+    static let longSource = "alsa_output.pci-0000_00_1f.3.analog-stereo.monitor"
+
+    @Test("REC and the recorded time stay on the head line at every width from 20 columns; the device name gives way first")
+    func recStaysOnTheHeadLine() throws {
+        let s = MeterSettings(rate: 48000, channels: 2)
+        let info = StreamInfo(source: Self.longSource, settings: s, live: true)
+        let status = MeterStatus(recordingFile: "take1.wav", recordedSeconds: 42)
+        var seen: [Int: String] = [:]
+        for width in 20...120 {
+            for unicode in [true, false] {
+                var r = AnsiMeterRenderer(width: width, height: 12, color: false, unicode: unicode)
+                let lines = Self.visibleLines(r.render(Self.frame(channels: 2, bands: 0, db: -20), info: info, status: status))
+                let head = lines[0]
+                #expect(head.count <= width, "\(width): \(head)")
+                #expect(head.firstMatch(of: /REC (.* )?0:42/) != nil, "\(width): \(head)")
+                #expect(lines.contains { $0.hasPrefix("L ") } && lines.contains { $0.hasPrefix("R ") }, "\(width): channel labels")
+                if unicode { seen[width] = head }
+            }
+        }
+        // Wide: everything, as before. At 40 columns (the name alone is 50): the name shortened
+        // or gone, never REC; the file name while it fits.
+        #expect(seen[120] == "\(Self.longSource)  48000 Hz  2 ch  0:02  REC take1.wav 0:42", "the frame is at 2 s")
+        #expect(seen[40]!.hasSuffix("REC take1.wav 0:42") && !seen[40]!.contains(Self.longSource), "\(seen[40]!)")
+        #expect(seen[60]!.hasPrefix("alsa_output") && seen[60]!.contains("…"), "shortened with an ellipsis: \(seen[60]!)")
+        #expect(seen[20] == "REC take1.wav 0:42" || seen[20]!.hasPrefix("REC"), "\(seen[20]!)")
+        // An outage and the recording: both stay, the outage's words shortened last.
+        var r = AnsiMeterRenderer(width: 30, height: 12, color: false, unicode: true)
+        let both = MeterStatus(alert: "RECONNECTING: source lost, waiting for it", recordingFile: "take1.wav", recordedSeconds: 42)
+        let head = Self.visibleLines(r.render(Self.frame(channels: 2, bands: 0, db: -20), info: info, status: both))[0]
+        #expect(head.hasPrefix("RECONNECTING") && head.hasSuffix("REC 0:42") && head.count <= 30, "\(head)")
+        // Not recording: no REC; the name shortened before the time goes.
+        var plain = AnsiMeterRenderer(width: 40, height: 12, color: false, unicode: true)
+        let idle = Self.visibleLines(plain.render(Self.frame(channels: 2, bands: 0, db: -20), info: info))[0]
+        #expect(!idle.contains("REC") && idle.hasPrefix("alsa_output") && idle.count <= 40, "\(idle)")
+    }
+
+    @Test("the compact line marks recording first (● or *), apart from the clip lamp's !, and keeps the channel labels")
+    func compactLineMarksRecording() {
+        let info = Self.info(channels: 2, bands: 0)
+        var f = Self.frame(channels: 2, bands: 0, db: -20)
+        f.clipSamples = [0, 5]
+        for (unicode, mark) in [(true, "●"), (false, "*")] {
+            for (w, h) in [(19, 10), (16, 10), (80, 2), (40, 1)] {
+                var r = AnsiMeterRenderer(width: w, height: h, color: false, unicode: unicode)
+                r.observe(f)
+                let recording = Self.visibleLines(r.render(f, info: info, status: MeterStatus(recordingFile: "t.wav", recordedSeconds: 3)))
+                #expect(recording.count == 1)
+                let line = recording[0]
+                #expect(line.hasPrefix(mark + " ") && line.count <= w, "\(w)x\(h): \(line)")
+                #expect(line.contains("L") && line.contains("R!") && line.contains("-20.0"), "\(w)x\(h): labels, the lamp on R: \(line)")
+                #expect(!line.dropFirst(2).hasPrefix("!"), "\(line)")
+                let idle = Self.visibleLines(r.render(f, info: info))[0]
+                #expect(!idle.contains(mark) && idle.hasPrefix("L"), "not recording: \(idle)")
+            }
+        }
+        // Too narrow for the labels: the loudest level, the mark still first.
+        var tiny = AnsiMeterRenderer(width: 10, height: 10, color: false, unicode: true)
+        let line = Self.visibleLines(tiny.render(f, info: info, status: MeterStatus(recordingFile: "t.wav")))[0]
+        #expect(line.hasPrefix("● ") && line.contains("-20.0") && line.count <= 10, "\(line)")
+    }
+
     @Test func peakMarkerHoldsThenFalls() {
         var r = AnsiMeterRenderer(width: 80, height: 10, color: false, unicode: false)
         let info = Self.info(channels: 1, bands: 0)
