@@ -28,6 +28,35 @@ extension LiveSuite {
             return found
         }
 
+        @Test("-d @DEFAULT_MONITOR@ --bands 32 with no server: the demo starts and its test signal is metered; a real name starts none")
+        func defaultMonitorStartsTheDemo() throws {
+            let bin = try Live.bin()
+            let dir = try Live.tempDir("demo-monitor")
+            defer { Live.removeTree(dir) }
+            let tmp = dir + "/tmp"
+            try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+            let runScript = Live.packageRoot.appendingPathComponent("scripts/run").path
+            let env = ["PULSE_SERVER": "unix:\(dir)/no-server", "PULSEMETER_BIN": bin, "TMPDIR": tmp]
+            for spelling in [["-d", "@DEFAULT_MONITOR@"], ["--device=@DEFAULT_SINK@"]] {
+                let r = try run([runScript] + spelling + ["--bands", "32", "-f", "ndjson", "--duration", "3"], env: env, timeout: 40)
+                #expect(r.status == 0, "\(spelling): \(r.stderr)")
+                #expect(r.stderr.contains("started a private one playing a test signal"), "\(r.stderr)")
+                let lines = try parseLines(r.stdout.split(separator: "\n").map(String.init))
+                let start = try #require(lines.first)
+                #expect(start.string("source") == "vsink.monitor", "the demo's default sink's monitor: \(start.raw)")
+                let frames = lines.filter { $0.type == "frame" }
+                #expect(frames.allSatisfy { $0.doubles("bands_db")?.count == 32 })
+                let loudest = frames.compactMap { $0.doubles("rms_db")?.max() }.max() ?? -999
+                #expect(loudest > -40, "the test signal on the meter: \(loudest) dB")
+                #expect(lines.last?.doubles("bands_db")?.count == 32, "the end line's spectrum")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty, "left behind in TMPDIR")
+            }
+            // A device the demo cannot have: no demo, the usual error (69).
+            let named = try run([runScript, "-d", "vsink.monitor", "-f", "ndjson", "--duration", "1"], env: env, timeout: 30)
+            #expect(named.status == 69, "\(named.stderr)")
+            #expect(!named.stderr.contains("started a private one"))
+        }
+
         @Test("Ctrl-C under tmux: exit 0, no process and no pulsemeter-demo.* left")
         func ctrlCCleansUp() throws {
             let bin = try Live.bin()
