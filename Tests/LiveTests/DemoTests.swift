@@ -28,14 +28,20 @@ extension LiveSuite {
             return found
         }
 
-        @Test("-d @DEFAULT_MONITOR@ --bands 32 with no server: the demo starts and its test signal is metered; a real name starts none")
-        func defaultMonitorStartsTheDemo() throws {
+        /// The binary, a scratch directory (remove it when done) with an empty TMPDIR for the
+        /// demo inside, and scripts/run.
+        static func scratch(_ name: String) throws -> (bin: String, dir: String, tmp: String, script: String) {
             let bin = try Live.bin()
-            let dir = try Live.tempDir("demo-monitor")
-            defer { Live.removeTree(dir) }
+            let dir = try Live.tempDir(name)
             let tmp = dir + "/tmp"
             try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
-            let runScript = Live.packageRoot.appendingPathComponent("scripts/run").path
+            return (bin, dir, tmp, Live.packageRoot.appendingPathComponent("scripts/run").path)
+        }
+
+        @Test("-d @DEFAULT_MONITOR@ --bands 32 with no server: the demo starts and its test signal is metered; a real name starts none")
+        func defaultMonitorStartsTheDemo() throws {
+            let (bin, dir, tmp, runScript) = try Self.scratch("demo-monitor")
+            defer { Live.removeTree(dir) }
             let env = ["PULSE_SERVER": "unix:\(dir)/no-server", "PULSEMETER_BIN": bin, "TMPDIR": tmp]
             for spelling in [["-d", "@DEFAULT_MONITOR@"], ["--device=@DEFAULT_SINK@"]] {
                 let r = try run([runScript] + spelling + ["--bands", "32", "-f", "ndjson", "--duration", "3"], env: env, timeout: 40)
@@ -59,14 +65,10 @@ extension LiveSuite {
 
         @Test("Ctrl-C under tmux: exit 0, no process and no pulsemeter-demo.* left")
         func ctrlCCleansUp() throws {
-            let bin = try Live.bin()
-            let dir = try Live.tempDir("demo")
+            let (bin, dir, tmp, run) = try Self.scratch("demo")
             defer { Live.removeTree(dir) }
-            let tmp = dir + "/tmp"
-            try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
             let tmux = TerminalMeter.Tmux(socket: dir + "/tmux.sock")
             defer { _ = try? tmux("kill-server") }
-            let run = Live.packageRoot.appendingPathComponent("scripts/run").path
             let status = dir + "/status"
             // No server at PULSE_SERVER: scripts/run starts its demo server (in TMPDIR).
             try tmux("new-session", "-d", "-s", "demo", "-x", "100", "-y", "30",
