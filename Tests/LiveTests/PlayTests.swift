@@ -83,7 +83,7 @@ extension LiveSuite {
                 let kept = lines.filter { $0.type == "frame" || $0.type == "end" }
                 return kept.enumerated().map { i, l in
                     // Not the last frame's rms: through ffmpeg the length is not known in advance,
-                    // so a last partial hop's window reaches back to its block (README, Levels).
+                    // so a last partial hop's window reaches back to its block (docs/architecture.md, Levels).
                     let rms = i == kept.count - 2 ? [] : (l.doubles("rms_db") ?? [])
                     return "\(l.type) \(l.int("pos") ?? -1) \(rms) \(l.doubles("peak_db") ?? [])"
                 }

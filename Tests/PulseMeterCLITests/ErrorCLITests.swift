@@ -154,7 +154,7 @@ import Testing
             #expect(frames.count == reference.frames.count)
             // Every frame on the hop grid equals the file's; the last, partial hop too, except
             // its rms: on stdin the stream's length is not known in advance, so that window
-            // starts at the 256-sample block at or before pos - window (README, Levels).
+            // starts at the 256-sample block at or before pos - window (docs/architecture.md, Levels).
             for (a, b) in zip(frames.dropLast(), reference.frames.dropLast()) { #expect(NSDictionary(dictionary: a) == NSDictionary(dictionary: b)) }
             let last = try #require(frames.last), fileLast = try #require(reference.frames.last)
             #expect(Tool.int(last["pos"]) == audio.frames && Tool.int(fileLast["pos"]) == audio.frames)

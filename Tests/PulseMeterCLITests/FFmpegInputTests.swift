@@ -33,7 +33,7 @@ import Testing
 
     /// The lines with the rms of the last frame left out: through ffmpeg the stream's length is
     /// not known in advance, so the window of a last, partial hop reaches back to its 256-sample
-    /// block (README, Levels); every other value is the WAV's, bit for bit.
+    /// block (docs/architecture.md, Levels); every other value is the WAV's, bit for bit.
     static func comparable(_ lines: [String]) -> [String] {
         var l = lines
         if l.count >= 2, l[l.count - 2].contains("\"type\":\"frame\"") {
