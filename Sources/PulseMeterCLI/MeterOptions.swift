@@ -32,7 +32,8 @@ enum MeterOptions {
             if raw == nil, error.setting == .fps || error.setting == .fmax || (error.setting == .fmin && !a.has("fmax")) {
                 throw ErrorWording.rateTooLow(for: error, rate: s.rate, typed: a.has("rate"), fminTyped: a.has("fmin"))
             }
-            throw ErrorWording.setting(error, raw: raw, isDefault: raw == nil)
+            // A default the user did not type is said to be one (--fmin 50 with a typed --fmax).
+            throw ErrorWording.setting(error, raw: raw, isDefault: raw == nil && [.fps, .fmin, .fmax].contains(error.setting))
         }
         return s
     }
