@@ -79,9 +79,11 @@ public struct NDJSONEncoder {
 
     public mutating func gap(_ g: StreamGap) -> [UInt8] {
         begin("gap")
+        line.field("pos", g.pos)
         line.field("start_ts", g.startTs, decimals: 6)
         line.field("end_ts", g.endTs, decimals: 6)
         line.field("seconds", g.seconds, decimals: 3)
+        line.field("reason", g.reason.rawValue)
         return finish()
     }
 

@@ -60,19 +60,25 @@ enum LiveCommands {
         var options = LiveOptions(device: a.string("device"), settings: settings, durationFrames: limit,
                                   recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate, recordMode: mode)
         options.replaceRecording = a.flag("force")
-        let session = try LiveMeterSession(options: options, cancellation: cancellation)
+        let session = try LiveMeterSession(options: options, cancellation: cancellation,
+                                           continuations: Signals.continuations)
         let sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
         case .ndjson: sink = NDJSONSink(output: output)
         case .ansi:
-            ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize)
-            ansi!.onQuit = { cancellation.cancel() }  // q or Esc: as Ctrl-C
+            ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize,
+                                onQuit: { cancellation.cancel() })  // q or Esc: as Ctrl-C
             if mode == .single { ansi!.recordingFile = record?.string }
             if case .trigger = mode { ansi!.recordingIdleStatus = "waiting for the trigger" }
             sink = ansi!
+            // Ctrl-Z gives the terminal back and stops; fg takes it again and redraws.
+            try Signals.handleJobControl(ansi!.screen.jobControl(afterContinue: { [session] in session.nudge() }))
         }
-        defer { ansi?.restore() }
+        defer {
+            if ansi != nil { Signals.endJobControl() }
+            ansi?.restore()
+        }
         let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
         do {
             try session.run(sink: sink, transform: transform)

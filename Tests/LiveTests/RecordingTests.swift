@@ -209,8 +209,8 @@ extension LiveSuite {
                     "the file must hold a bit-exact prefix of the input")
         }
 
-        @Test("SIGTERM and SIGINT while recording: exit 0, end line, a complete file",
-              arguments: [SIGTERM, SIGINT])
+        @Test("SIGTERM, SIGINT and SIGHUP (the terminal closed) while recording: exit 0, end line, every captured frame in the file",
+              arguments: [SIGTERM, SIGINT, SIGHUP])
         func stopSignal(sig: Int32) throws {
             let server = try Live.server()
             let dir = try Live.tempDir("sig")

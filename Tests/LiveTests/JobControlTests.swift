@@ -1,0 +1,142 @@
+import Foundation
+import Glibc
+import Testing
+
+extension LiveSuite {
+    /// Job control: Ctrl-Z gives the terminal back and stops, fg takes it again; what the
+    /// server could not hold while the process was stopped is a gap line, never a splice.
+    @Suite("job control")
+    struct JobControl {
+        typealias Tmux = TerminalMeter.Tmux
+
+        /// An interactive shell in a tmux pane (job control needs one), `columns` x `rows`.
+        static func shell(_ tmux: Tmux, _ name: String, columns: Int = 100, rows: Int = 20) throws {
+            try tmux("new-session", "-d", "-s", name, "-x", String(columns), "-y", String(rows),
+                     "env PS1='$ ' bash --norc --noprofile -i")
+        }
+
+        /// Polls the pane until `ok` holds (or `timeout` passes); returns the last rows seen.
+        static func waitFor(_ tmux: Tmux, _ name: String, timeout: Double = 10,
+                            _ ok: ([String], (cursor: String, alternate: String)) -> Bool) throws -> [String] {
+            let deadline = monotonic() + timeout
+            while true {
+                let rows = try tmux.rows(name), flags = try tmux.flags(name)
+                if ok(rows, flags) || monotonic() > deadline { return rows }
+                usleep(50_000)
+            }
+        }
+
+        /// The recorded time on the meter's head line ("REC FILE M:SS"), in seconds.
+        static func recordedSeconds(_ rows: [String]) -> Int? {
+            guard let head = rows.first, let m = head.firstMatch(of: /REC \S+ (\d+):(\d\d)/) else { return nil }
+            return Int(m.output.1)! * 60 + Int(m.output.2)!
+        }
+
+        @Test("record under tmux: Ctrl-Z and fg twice; the shell gets its screen, the meter comes back and goes on, q quits, the file is the feed bit for bit")
+        func stopAndContinueTwice() throws {
+            let server = try Live.server()
+            let bin = try Live.bin()
+            let dir = try Live.tempDir("jobctl")
+            defer { Live.removeTree(dir) }
+            let tmux = Tmux(socket: dir + "/tmux.sock")
+            defer { _ = try? tmux("kill-server") }
+            server.drainFeed()
+            let input = TestSignal.make(frames: 30 * 48000, seed: 71)
+            try Self.shell(tmux, "jc")
+            let file = dir + "/t.wav"
+            try tmux("send-keys", "-t", "jc",
+                     "env PULSE_SERVER='\(server.address)' LANG=C.UTF-8 '\(bin)' record '\(file)' -d \(server.feedSource)", "Enter")
+            var rows = try Self.waitFor(tmux, "jc") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
+            #expect(rows.first?.contains("REC \(file)") == true, "the meter is up: \(rows.first ?? "")")
+            let feeder = server.startFeeding(input, speed: 1)
+            defer { server.stopFeeding(feeder) }
+            var reached = 0
+            for round in 1...2 {
+                rows = try Self.waitFor(tmux, "jc") { rows, _ in (Self.recordedSeconds(rows) ?? 0) >= reached + 1 }
+                let before = try #require(Self.recordedSeconds(rows), "round \(round): no recorded time on \(rows.first ?? "")")
+                try tmux("send-keys", "-t", "jc", "C-z")
+                rows = try Self.waitFor(tmux, "jc") { rows, f in
+                    f.alternate == "0" && f.cursor == "1" && rows.contains { $0.contains("Stopped") }
+                }
+                let flags = try tmux.flags("jc")
+                #expect(flags.alternate == "0", "round \(round): stopped, the main screen is back")
+                #expect(flags.cursor == "1", "round \(round): stopped, the cursor is visible")
+                #expect(rows.contains { $0.contains("Stopped") }, "round \(round): the shell says the job stopped: \(rows)")
+                #expect(!rows.contains { $0.hasPrefix("L ") || $0.hasPrefix("R ") }, "no meter rows over the shell")
+                let stopped = monotonic()
+                while monotonic() - stopped < 1 { usleep(50_000) }  // one second stopped: the server holds it
+                try tmux("send-keys", "-t", "jc", "fg", "Enter")
+                rows = try Self.waitFor(tmux, "jc") { rows, f in
+                    f.alternate == "1" && (Self.recordedSeconds(rows) ?? 0) >= before + 2
+                }
+                #expect(try tmux.flags("jc").alternate == "1", "round \(round): fg takes the screen again")
+                let after = Self.recordedSeconds(rows) ?? 0
+                #expect(after >= before + 2, "round \(round): the clock goes on after fg (\(before) s, then \(after) s)")
+                #expect(rows.contains { $0.hasPrefix("L ") } && rows.contains { $0.hasPrefix("R ") }, "the meter is redrawn: \(rows)")
+                reached = after
+            }
+            try tmux("send-keys", "-t", "jc", "q")  // raw mode again: q acts without Enter
+            rows = try Self.waitFor(tmux, "jc") { rows, f in f.alternate == "0" && rows.contains { $0.contains("recorded") } }
+            let summary = rows.joined()
+            let recorded = try #require(summary.firstMatch(of: /recorded (\d+) frames/).map { Int($0.output.1)! },
+                                        "no summary after q: \(rows)")
+            let status = dir + "/status"
+            try tmux("send-keys", "-t", "jc", "echo $? > '\(status)'", "Enter")
+            let deadline = monotonic() + 5
+            while (try? String(contentsOfFile: status, encoding: .utf8))?.hasSuffix("\n") != true && monotonic() < deadline {
+                usleep(50_000)
+            }
+            #expect((try? String(contentsOfFile: status, encoding: .utf8)) == "0\n", "q after two stops: exit 0")
+            let samples = try decodeWithSox(file)
+            #expect(samples.count / 2 == recorded, "the summary counts the file's frames")
+            #expect(recorded >= 4 * 48000)
+            #expect(fedAudioProblem(samples, [input], server: server, complete: false) == nil,
+                    "the file must be the feed, bit for bit, across both stops")
+        }
+
+        @Test("stopped longer than the server holds: a gap line (reason stopped) at its position; captured plus lost is the time that passed; the file holds the captured frames")
+        func lossWhileStopped() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("jobgap")
+            defer { Live.removeTree(dir) }
+            // 96 kHz, 6 channels: the server's record buffer (a fixed number of bytes) holds a
+            // few seconds at most, so a 6 s stop loses audio on both servers.
+            let file = dir + "/g.wav"
+            let (p, _) = try LiveSuite.startRecording(file, ["-r", "96000", "-c", "6"], server: server)
+            let feeder = server.startFeeding(TestSignal.make(frames: 30 * 48000, seed: 72), speed: 1)
+            defer { server.stopFeeding(feeder) }
+            var (lines, reached) = try LiveSuite.readUntil(pos: 96000 * 3 / 2, p, timeout: 15)
+            #expect(reached)
+            p.signal(SIGSTOP)
+            let stopped = monotonic()
+            while monotonic() - stopped < 6 { usleep(50_000) }  // the stop itself is the input
+            p.signal(SIGCONT)
+            let continued = monotonic()
+            while monotonic() - continued < 3, let line = p.readLine(timeout: 3) { lines.append(try JSONLine(line)) }
+            p.signal(SIGINT)
+            lines += try parseLines(p.readToEnd(timeout: 10))
+            #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+
+            let gaps = lines.filter { $0.type == "gap" }
+            #expect(gaps.count == 1, "one gap line: \(gaps.map(\.raw))")
+            let gap = try #require(gaps.first)
+            #expect(gap.string("reason") == "stopped")
+            let seconds = try #require(gap.double("seconds"))
+            #expect(seconds > 0.5 && seconds < 6.3, "lost \(seconds) s of a 6 s stop")
+            let frames = lines.filter { $0.type == "frame" }
+            let first = try #require(frames.first { ($0.double("t") ?? 0) >= 1 })
+            let last = try #require(frames.last)
+            let wall = try #require(last.double("ts")) - first.double("ts")!
+            let audio = try #require(last.double("t")) - first.double("t")!
+            #expect(abs(wall - audio - seconds) < 0.3,
+                    "captured (\(audio) s) plus lost (\(seconds) s) is the time that passed (\(wall) s)")
+            let gapPos = try #require(gap.int("pos"))
+            #expect(gapPos > first.int("pos")! && gapPos < last.int("pos")!)
+            let end = try #require(lines.last)
+            #expect(end.type == "end")
+            let recorded = try #require(end.int("recorded_frames"))
+            #expect(end.int("pos") == recorded, "pos counts captured frames only")
+            #expect(try soxFrames(file) == recorded, "the file holds the captured frames, no silence spliced in")
+        }
+    }
+}
