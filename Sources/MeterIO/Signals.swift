@@ -60,19 +60,6 @@ public enum Signals {
         if stopRequested { cancelWatched() }
     }
 
-    /// A full-screen view's part in job control, run on the watcher thread: `suspend` gives
-    /// the terminal back as it was (main screen, cursor, echo, keyboard mode) before the
-    /// process stops; `resume` takes it again after any continue (also one the view did not
-    /// see coming, as after SIGSTOP).
-    public struct JobControl: Sendable {
-        public var suspend: @Sendable () -> Void
-        public var resume: @Sendable () -> Void
-        public init(suspend: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void) {
-            self.suspend = suspend
-            self.resume = resume
-        }
-    }
-
     /// Handles Ctrl-Z (SIGTSTP) through `view` from now on: the view suspends, the process
     /// stops; on SIGCONT the view resumes. Needs `installStopHandlers()`.
     public static func handleJobControl(_ view: JobControl) throws {
@@ -152,7 +139,7 @@ private let continueCount = Atomic<Int>(0)
 private let terminalStop = Atomic<Bool>(false)
 private let watcherStarted = Atomic<Bool>(false)
 private let watched = Mutex<[Cancellation]>([])
-private let jobControl = Mutex<Signals.JobControl?>(nil)
+private let jobControl = Mutex<JobControl?>(nil)
 /// Posted by the handlers, waited on by the watcher thread (`sem_init(3)`, process-private).
 nonisolated(unsafe) private let signalSemaphore: UnsafeMutablePointer<sem_t> = {
     let s = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)

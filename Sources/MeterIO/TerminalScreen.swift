@@ -19,6 +19,8 @@ public final class TerminalScreen: Sendable {
         var entered = false
         var suspended = false
         var redraw = false
+        /// Continued in the background (`bg`): suspended until the job is in the foreground.
+        var background = false
         /// The keyboard settings before raw mode, put back on leave and suspend.
         var keyboard: termios?
     }
@@ -69,15 +71,26 @@ public final class TerminalScreen: Sendable {
     }
 
     /// Takes the terminal again after a continue and asks for a redraw (also after a stop the
-    /// view did not see, as by SIGSTOP: the shell may have changed the keyboard mode).
+    /// view did not see, as by SIGSTOP: the shell may have changed the keyboard mode). A job
+    /// continued in the background (`bg`) stays suspended, drawing nothing over the shell,
+    /// until it is in the foreground again (`fg` of a running job sends no signal: the next
+    /// `takeRedraw` sees it).
     public func resume() {
-        state.withLock { s in
-            guard s.entered else { return }
-            s.suspended = false
-            if let t = s.keyboard { Terminal.makeRaw(from: t) }
-            try? output.write(Array(AnsiMeterRenderer.enter.utf8))
-            s.redraw = true
+        state.withLock { s in retake(&s) }
+    }
+
+    private func retake(_ s: inout State) {
+        guard s.entered else { return }
+        guard Terminal.isForeground(fd: output.fd) else {
+            s.suspended = true
+            s.background = true
+            return
         }
+        s.background = false
+        s.suspended = false
+        if let t = s.keyboard { Terminal.makeRaw(from: t) }
+        try? output.write(Array(AnsiMeterRenderer.enter.utf8))
+        s.redraw = true
     }
 
     /// Writes a frame of the view; nothing while suspended or once left.
@@ -88,9 +101,12 @@ public final class TerminalScreen: Sendable {
         }
     }
 
-    /// True once after `resume`: the screen was cleared and wants a whole frame.
+    /// True once after `resume`: the screen was cleared and wants a whole frame. Called by
+    /// the view before each frame; a job continued in the background takes the terminal here
+    /// once it is in the foreground.
     public func takeRedraw() -> Bool {
         state.withLock { s in
+            if s.background { retake(&s) }
             defer { s.redraw = false }
             return s.redraw
         }
@@ -102,12 +118,12 @@ public final class TerminalScreen: Sendable {
         return Terminal.readKeys()
     }
 
-    /// This screen's part in job control (`Signals.handleJobControl`), with what the view
+    /// This screen's part in job control (for the CLI's signal handling), with what the view
     /// itself must do around it (`play` pauses while stopped).
     public func jobControl(beforeStop: @escaping @Sendable () -> Void = {},
-                           afterContinue: @escaping @Sendable () -> Void = {}) -> Signals.JobControl {
-        Signals.JobControl(suspend: { [self] in beforeStop(); suspend() },
-                           resume: { [self] in resume(); afterContinue() })
+                           afterContinue: @escaping @Sendable () -> Void = {}) -> JobControl {
+        JobControl(suspend: { [self] in beforeStop(); suspend() },
+                   resume: { [self] in resume(); afterContinue() })
     }
 
     private func giveBack(_ s: State) {

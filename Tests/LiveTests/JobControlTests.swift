@@ -32,7 +32,7 @@ extension LiveSuite {
             return Int(m.output.1)! * 60 + Int(m.output.2)!
         }
 
-        @Test("record under tmux: Ctrl-Z and fg twice; the shell gets its screen, the meter comes back and goes on, q quits, the file is the feed bit for bit")
+        @Test("record under tmux: Ctrl-Z and fg twice (once by way of bg); the shell gets its screen, the meter comes back and goes on, q quits, the file is the feed bit for bit")
         func stopAndContinueTwice() throws {
             let server = try Live.server()
             let bin = try Live.bin()
@@ -65,6 +65,16 @@ extension LiveSuite {
                 #expect(!rows.contains { $0.hasPrefix("L ") || $0.hasPrefix("R ") }, "no meter rows over the shell")
                 let stopped = monotonic()
                 while monotonic() - stopped < 1 { usleep(50_000) }  // one second stopped: the server holds it
+                if round == 2 {
+                    // bg: it runs on in the background, drawing nothing over the shell.
+                    try tmux("send-keys", "-t", "jc", "bg", "Enter")
+                    rows = try Self.waitFor(tmux, "jc") { rows, _ in rows.contains { $0.hasSuffix("&") } }
+                    let ranOn = monotonic()
+                    while monotonic() - ranOn < 1 { usleep(50_000) }
+                    rows = try tmux.rows("jc")
+                    #expect(try tmux.flags("jc").alternate == "0", "in the background the shell keeps its screen")
+                    #expect(!rows.contains { $0.hasPrefix("L ") || $0.hasPrefix("R ") }, "nothing drawn in the background: \(rows)")
+                }
                 try tmux("send-keys", "-t", "jc", "fg", "Enter")
                 rows = try Self.waitFor(tmux, "jc") { rows, f in
                     f.alternate == "1" && (Self.recordedSeconds(rows) ?? 0) >= before + 2
@@ -137,6 +147,57 @@ extension LiveSuite {
             let recorded = try #require(end.int("recorded_frames"))
             #expect(end.int("pos") == recorded, "pos counts captured frames only")
             #expect(try soxFrames(file) == recorded, "the file holds the captured frames, no silence spliced in")
+        }
+
+        @Test("play under tmux: Ctrl-Z silences the sink and gives the shell its screen; fg plays on from where it was; q quits")
+        func playStopAndContinue() throws {
+            let server = try Live.server()
+            let bin = try Live.bin()
+            let dir = try Live.tempDir("jobplay")
+            defer { Live.removeTree(dir) }
+            let file = dir + "/voice.wav"
+            try writeWav(Play.tone(seconds: 8), to: file)
+            let tmux = Tmux(socket: dir + "/tmux.sock")
+            defer { _ = try? tmux("kill-server") }
+            let monitor = try pulsemeter(["monitor", "-d", "vsink.monitor", "-f", "ndjson"], server: server)
+            defer { monitor.kill() }
+            _ = monitor.readLine(timeout: 10)
+            try Self.shell(tmux, "jp", columns: 80, rows: 12)
+            try tmux("send-keys", "-t", "jp", "env PULSE_SERVER='\(server.address)' LANG=C.UTF-8 '\(bin)' play '\(file)' -d vsink", "Enter")
+            func elapsed(_ rows: [String]) -> Int? {
+                rows.lazy.compactMap { $0.firstMatch(of: /([0-9]+):([0-9]{2}) \/ 0:08/) }
+                    .map { Int($0.output.1)! * 60 + Int($0.output.2)! }.first
+            }
+            var rows = try Self.waitFor(tmux, "jp") { rows, _ in (elapsed(rows) ?? 0) >= 1 }
+            let before = try #require(elapsed(rows), "the clock runs: \(rows)")
+            try tmux("send-keys", "-t", "jp", "C-z")
+            rows = try Self.waitFor(tmux, "jp") { rows, f in f.alternate == "0" && rows.contains { $0.contains("Stopped") } }
+            #expect(try tmux.flags("jp").alternate == "0" && rows.contains { $0.contains("Stopped") }, "stopped: \(rows)")
+            let stoppedAt = Date().timeIntervalSince1970
+            while Date().timeIntervalSince1970 - stoppedAt < 2 { usleep(50_000) }
+            let continuedAt = Date().timeIntervalSince1970
+            try tmux("send-keys", "-t", "jp", "fg", "Enter")
+            rows = try Self.waitFor(tmux, "jp") { rows, f in f.alternate == "1" && (elapsed(rows) ?? 0) >= before + 1 }
+            let after = elapsed(rows) ?? 0
+            #expect(after >= before + 1 && after <= before + 2, "fg plays on from where it stopped (\(before) s, then \(after) s)")
+            let resumedAt = Date().timeIntervalSince1970
+            while Date().timeIntervalSince1970 - resumedAt < 1 { usleep(50_000) }
+            try tmux("send-keys", "-t", "jp", "q")
+            rows = try Self.waitFor(tmux, "jp") { _, f in f.alternate == "0" }
+            let status = dir + "/status"
+            try tmux("send-keys", "-t", "jp", "echo $? > '\(status)'", "Enter")
+            let deadline = monotonic() + 5
+            while (try? String(contentsOfFile: status, encoding: .utf8))?.hasSuffix("\n") != true && monotonic() < deadline {
+                usleep(50_000)
+            }
+            #expect((try? String(contentsOfFile: status, encoding: .utf8)) == "0\n", "q after a stop: exit 0")
+            monitor.signal(SIGINT)
+            let heard = Play.levels(try parseLines(monitor.readToEnd(timeout: 10)))
+            let whileStopped = heard.filter { $0.ts > stoppedAt + 0.5 && $0.ts < continuedAt }
+            #expect(whileStopped.count > 20)
+            #expect(whileStopped.allSatisfy { $0.db < -60 }, "silent while stopped: \(whileStopped.map(\.db).max() ?? 0) dBFS")
+            let playingAgain = heard.filter { $0.ts > resumedAt && $0.ts < resumedAt + 0.8 }
+            #expect(playingAgain.contains { abs($0.db - -12) < 0.5 }, "the tone again after fg")
         }
     }
 }
