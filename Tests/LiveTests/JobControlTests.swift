@@ -26,6 +26,17 @@ extension LiveSuite {
             }
         }
 
+        /// The exit status of the pane shell's last command (`echo $?` into a file in `dir`).
+        static func lastStatus(_ tmux: Tmux, _ name: String, dir: String) throws -> String? {
+            let status = dir + "/status"
+            try tmux("send-keys", "-t", name, "echo $? > '\(status)'", "Enter")
+            let deadline = monotonic() + 5
+            while (try? String(contentsOfFile: status, encoding: .utf8))?.hasSuffix("\n") != true && monotonic() < deadline {
+                usleep(50_000)
+            }
+            return (try? String(contentsOfFile: status, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
         /// The recorded time on the meter's head line ("REC FILE M:SS"), in seconds.
         static func recordedSeconds(_ rows: [String]) -> Int? {
             guard let head = rows.first, let m = head.firstMatch(of: /REC \S+ (\d+):(\d\d)/) else { return nil }
@@ -90,13 +101,7 @@ extension LiveSuite {
             let summary = rows.joined()
             let recorded = try #require(summary.firstMatch(of: /recorded (\d+) frames/).map { Int($0.output.1)! },
                                         "no summary after q: \(rows)")
-            let status = dir + "/status"
-            try tmux("send-keys", "-t", "jc", "echo $? > '\(status)'", "Enter")
-            let deadline = monotonic() + 5
-            while (try? String(contentsOfFile: status, encoding: .utf8))?.hasSuffix("\n") != true && monotonic() < deadline {
-                usleep(50_000)
-            }
-            #expect((try? String(contentsOfFile: status, encoding: .utf8)) == "0\n", "q after two stops: exit 0")
+            #expect(try Self.lastStatus(tmux, "jc", dir: dir) == "0", "q after two stops: exit 0")
             let samples = try decodeWithSox(file)
             #expect(samples.count / 2 == recorded, "the summary counts the file's frames")
             #expect(recorded >= 4 * 48000)
@@ -184,13 +189,7 @@ extension LiveSuite {
             while Date().timeIntervalSince1970 - resumedAt < 1 { usleep(50_000) }
             try tmux("send-keys", "-t", "jp", "q")
             rows = try Self.waitFor(tmux, "jp") { _, f in f.alternate == "0" }
-            let status = dir + "/status"
-            try tmux("send-keys", "-t", "jp", "echo $? > '\(status)'", "Enter")
-            let deadline = monotonic() + 5
-            while (try? String(contentsOfFile: status, encoding: .utf8))?.hasSuffix("\n") != true && monotonic() < deadline {
-                usleep(50_000)
-            }
-            #expect((try? String(contentsOfFile: status, encoding: .utf8)) == "0\n", "q after a stop: exit 0")
+            #expect(try Self.lastStatus(tmux, "jp", dir: dir) == "0", "q after a stop: exit 0")
             monitor.signal(SIGINT)
             let heard = Play.levels(try parseLines(monitor.readToEnd(timeout: 10)))
             let whileStopped = heard.filter { $0.ts > stoppedAt + 0.5 && $0.ts < continuedAt }
