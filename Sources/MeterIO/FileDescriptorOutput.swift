@@ -3,18 +3,22 @@ import MeterCore
 
 /// Meter output to a file descriptor (stdout or `-o PATH`), each `write` one whole line.
 ///
-/// Wraps `write(2)`: retries on EINTR and short writes; a closed reader (EPIPE) throws
-/// `OutputClosed` so the run stops quietly; any other failure (ENOSPC on /dev/full, EIO)
+/// Wraps `write(2)`: retries on EINTR and short writes; a closed reader (EPIPE, or EIO from a
+/// terminal that hung up) throws `OutputClosed` so the run stops quietly; any other failure (ENOSPC on /dev/full, EIO)
 /// throws an I/O error (exit 74). SIGPIPE must be ignored (`Signals.ignorePipe()`).
 public final class FileDescriptorOutput: ByteOutput, Sendable {
     public let fd: Int32
     public let name: String
     private let ownsDescriptor: Bool
+    /// Whether `fd` was a terminal when this was made (a terminal that hung up no longer
+    /// answers `isatty`).
+    private let wasTerminal: Bool
 
     public init(fd: Int32, name: String, ownsDescriptor: Bool = false) {
         self.fd = fd
         self.name = name
         self.ownsDescriptor = ownsDescriptor
+        wasTerminal = isatty(fd) == 1
     }
 
     public static let standardOutput = FileDescriptorOutput(fd: 1, name: "stdout")
@@ -33,7 +37,9 @@ public final class FileDescriptorOutput: ByteOutput, Sendable {
 
     public func write(_ bytes: [UInt8]) throws {
         let e = bytes.withUnsafeBytes { SystemCall.writeAll(fd, $0) }
-        if e == EPIPE { throw OutputClosed() }
+        // A terminal that hung up (closed window, dropped ssh) fails writes with EIO: its
+        // reader is gone, as with EPIPE on a pipe, and SIGHUP is stopping the run anyway.
+        if e == EPIPE || (e == EIO && wasTerminal) { throw OutputClosed() }
         if e != 0 { throw OutputError.cannotWriteOutput(name: name, reason: errnoText(e)) }
     }
 

@@ -198,5 +198,38 @@ extension LiveSuite {
             let playingAgain = heard.filter { $0.ts > resumedAt && $0.ts < resumedAt + 0.8 }
             #expect(playingAgain.contains { abs($0.db - -12) < 0.5 }, "the tone again after fg")
         }
+
+        @Test("the terminal closes during record (the tmux session killed: SIGHUP, then writes fail): exit 0, nothing on stderr, every frame captured until then in the file")
+        func terminalClosed() throws {
+            let server = try Live.server()
+            let bin = try Live.bin()
+            let dir = try Live.tempDir("jobhup")
+            defer { Live.removeTree(dir) }
+            let tmux = Tmux(socket: dir + "/tmux.sock")
+            defer { _ = try? tmux("kill-server") }
+            server.drainFeed()
+            let input = TestSignal.make(frames: 20 * 48000, seed: 73)
+            let file = dir + "/h.wav", status = dir + "/status"
+            // The pane's shell ignores SIGHUP so that it outlives the terminal to write the status.
+            try tmux("new-session", "-d", "-s", "hup", "-x", "100", "-y", "20",
+                     "trap '' HUP; env PULSE_SERVER='\(server.address)' LANG=C.UTF-8 '\(bin)' record '\(file)' -d \(server.feedSource) "
+                     + "2> '\(dir)/stderr'; echo $? > '\(status)'")
+            var rows = try Self.waitFor(tmux, "hup") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
+            #expect(rows.first?.contains("REC") == true)
+            let feeder = server.startFeeding(input, speed: 1)
+            defer { server.stopFeeding(feeder) }
+            rows = try Self.waitFor(tmux, "hup") { rows, _ in (Self.recordedSeconds(rows) ?? 0) >= 2 }
+            let shown = try #require(Self.recordedSeconds(rows))
+            try tmux("kill-server")
+            let deadline = monotonic() + 10
+            while (try? String(contentsOfFile: status, encoding: .utf8))?.hasSuffix("\n") != true && monotonic() < deadline {
+                usleep(50_000)
+            }
+            #expect((try? String(contentsOfFile: status, encoding: .utf8)) == "0\n", "exit 0 after the terminal closed")
+            #expect((try? String(contentsOfFile: dir + "/stderr", encoding: .utf8)) == "", "nothing on stderr")
+            let samples = try decodeWithSox(file)
+            #expect(samples.count / 2 >= shown * 48000, "the file holds at least what the meter showed (\(shown) s)")
+            #expect(fedAudioProblem(samples, [input], server: server, complete: false) == nil)
+        }
     }
 }
