@@ -30,11 +30,16 @@ extension LiveSuite {
         static func lastStatus(_ tmux: Tmux, _ name: String, dir: String) throws -> String? {
             let status = dir + "/status"
             try tmux("send-keys", "-t", name, "echo $? > '\(status)'", "Enter")
-            let deadline = monotonic() + 5
-            while (try? String(contentsOfFile: status, encoding: .utf8))?.hasSuffix("\n") != true && monotonic() < deadline {
+            return statusFile(status, timeout: 5)
+        }
+
+        /// The status a shell wrote into `path` (a whole line), once it is there.
+        static func statusFile(_ path: String, timeout: Double) -> String? {
+            let deadline = monotonic() + timeout
+            while (try? String(contentsOfFile: path, encoding: .utf8))?.hasSuffix("\n") != true && monotonic() < deadline {
                 usleep(50_000)
             }
-            return (try? String(contentsOfFile: status, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            return (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
         /// The recorded time on the meter's head line ("REC FILE M:SS"), in seconds.
@@ -221,11 +226,7 @@ extension LiveSuite {
             rows = try Self.waitFor(tmux, "hup") { rows, _ in (Self.recordedSeconds(rows) ?? 0) >= 2 }
             let shown = try #require(Self.recordedSeconds(rows))
             try tmux("kill-server")
-            let deadline = monotonic() + 10
-            while (try? String(contentsOfFile: status, encoding: .utf8))?.hasSuffix("\n") != true && monotonic() < deadline {
-                usleep(50_000)
-            }
-            #expect((try? String(contentsOfFile: status, encoding: .utf8)) == "0\n", "exit 0 after the terminal closed")
+            #expect(Self.statusFile(status, timeout: 10) == "0", "exit 0 after the terminal closed")
             #expect((try? String(contentsOfFile: dir + "/stderr", encoding: .utf8)) == "", "nothing on stderr")
             let samples = try decodeWithSox(file)
             #expect(samples.count / 2 >= shown * 48000, "the file holds at least what the meter showed (\(shown) s)")
