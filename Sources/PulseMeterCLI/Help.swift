@@ -41,7 +41,7 @@ enum Help {
 
     Levels: rms_db = 10*log10(mean(x^2)) over the window (a full-scale sine reads -3.01),
     peak_db = 20*log10(max|x|) over each hop; every value is finite and at least -160.0.
-    Loudness (--loudness): EBU R128 / ITU-R BS.1770-4 by libebur128, in LUFS, LU and dBTP.
+    Loudness (--loudness): EBU R128 / ITU-R BS.1770-4, EBU Tech 3342 (2016), in LUFS, LU, dBTP.
 
     exit codes: 0 done or stopped, 64 bad command line, 65 not decodable audio,
     66 input missing or unreadable, 69 PulseAudio unavailable, 73 cannot create output,
