@@ -143,7 +143,9 @@ import Testing
     /// Tech 3341 cases 15-19 (48 kHz): fs/4 at 0 and 45 degrees, fs/6 at 60, fs/8 at 67.5,
     /// amplitude 0.5 (-6 dBTP), and fs/4 at 45 degrees, amplitude 1.41 (+3 dBTP, samples at full
     /// scale); the fs/4 one also at 44.1 kHz, at 96 kHz (2x) and a 10 kHz one at 192 kHz (no
-    /// oversampling). True peak within +0.2/-0.4 dB of the analytic peak, and of libebur128's.
+    /// oversampling). True peak within +0.2/-0.4 dB of the analytic peak, and libebur128's too
+    /// (the two are not compared with each other here: the Annex's filter ripples by about
+    /// 0.2 dB where libebur128's windowed sinc does not, up to 0.31 dB apart on fs/6).
     @Test(arguments: [
         (48000, 4.0, 0.5, 0.0), (48000, 4.0, 0.5, 45.0), (48000, 6.0, 0.5, 60.0), (48000, 8.0, 0.5, 67.5),
         (48000, 4.0, 1.41, 45.0), (44100, 4.0, 0.5, 45.0), (96000, 4.0, 0.5, 45.0), (192000, 19.2, 0.5, 45.0),
