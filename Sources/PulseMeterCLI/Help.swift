@@ -20,8 +20,8 @@ enum Help {
     """
 
     static let loudnessOptions = """
-          --loudness         EBU R128 loudness: lufs_m/lufs_s/lufs_i per frame; lufs_i, lra,
-                             max_lufs_m, max_lufs_s, true_peak_db in the end line
+          --loudness         EBU R128 loudness: lufs_m/lufs_s/lufs_i per frame (live: lra too);
+                             lufs_i, lra, max_lufs_m, max_lufs_s, true_peak_db in the end line
           --target LUFS      a loudness to aim at, -70..0 (implies --loudness): the end line
                              adds target_lufs and gain_db, the meter marks it
 
