@@ -46,6 +46,7 @@ public struct NDJSONEncoder {
             line.field("lufs_m", l.momentary, decimals: 2)
             line.field("lufs_s", l.shortTerm, decimals: 2)
             line.field("lufs_i", l.integrated, decimals: 2)
+            if let r = l.range { line.field("lra", r, decimals: 2) }
         }
         return finish()
     }

@@ -300,8 +300,7 @@ public final class LiveMeterSession: @unchecked Sendable {
     @discardableResult
     public func run(sink: any FrameSink, transform: (any PowerSpectrumTransform)?) throws -> StreamSummary {
         let s = options.settings
-        let pipeline = try MeterPipeline(settings: s, transform: transform, clock: unixSeconds,
-                                         loudnessReference: s.loudness ? EBUR128Loudness(rate: s.rate, channels: s.channels, live: true) : nil)
+        let pipeline = try MeterPipeline(settings: s, transform: transform, clock: unixSeconds)
         if let end = options.durationFrames { pipeline.expectEnd(at: end) }
         var sinkError: Error?
         do { try sink.start(pipeline.streamInfo(source: sourceName, live: true)) } catch {

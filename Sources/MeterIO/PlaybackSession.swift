@@ -54,8 +54,7 @@ public final class PlaybackSession: @unchecked Sendable {
         s.rate = reader.rate
         s.channels = reader.channels
         pipeline = try MeterPipeline(settings: s, transform: s.bands > 0 ? FFTWPowerSpectrum(size: s.fftSize) : nil,
-                                     clock: unixSeconds,
-                                     loudnessReference: s.loudness ? EBUR128Loudness(rate: s.rate, channels: s.channels, live: true) : nil)
+                                     clock: unixSeconds)
         stream = try PulseStream(direction: .playback, device: device, rate: reader.rate, channels: reader.channels,
                                  name: "pulsemeter play", latencyMs: 50)
         self.sink = sink

@@ -61,9 +61,9 @@ extension AnalyzeCommand {
     /// How `meter` lays one source over threads. The computations are the same either way, so
     /// are the numbers, bit for bit (`ManyFilesCLITests` compares them).
     enum Threads {
-        /// Decoding read ahead on its own thread, levels on the caller's, band transforms,
-        /// encoding and output on a third, true peak on its own (a single file, stdin: one
-        /// run gets the machine's cores).
+        /// Decoding read ahead on its own thread, levels and loudness on the caller's, band
+        /// transforms, encoding and output on a third (a single file, stdin: one run gets the
+        /// machine's cores).
         case spread
         /// Everything on the caller's thread: a worker of a many-file run, where the other
         /// cores already run other files and per-file threads would only cost wake-ups.
@@ -77,9 +77,7 @@ extension AnalyzeCommand {
                       cancellation: Cancellation, progress: (line: ProgressLine, label: String)? = nil,
                       threads: Threads = .spread) throws -> StreamSummary {
         let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
-        let loudness = settings.loudness
-            ? try EBUR128Loudness(rate: settings.rate, channels: settings.channels, threaded: threads == .spread) : nil
-        let pipeline = try MeterPipeline(settings: settings, transform: transform, loudnessReference: loudness)
+        let pipeline = try MeterPipeline(settings: settings, transform: transform)
         let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
         if threads == .inline {
             // A many-file run shares one cancellation over all its files; polled between blocks.

@@ -39,7 +39,7 @@ enum ErrorWording {
     static func setting(_ e: SettingError, raw: String? = nil) -> PulsemeterError {
         let value = raw.map { $0.isEmpty ? "''" : SafeText.terminal($0) } ?? number(e.value)
         if e.setting == .loudnessRate, case .range(let lo, _) = e.allowed {
-            return PulsemeterError(.usage, "--loudness cannot measure a rate of \(value) Hz: libebur128 needs at least \(number(lo)) Hz")
+            return PulsemeterError(.usage, "--loudness cannot measure a rate of \(value) Hz: it needs at least \(number(lo)) Hz")
         }
         let allowed: String
         switch (e.setting, e.allowed) {
