@@ -20,13 +20,18 @@ public final class FileDescriptorOutput: ByteOutput, Sendable {
     public static let standardOutput = FileDescriptorOutput(fd: 1, name: "stdout")
     public static let standardError = FileDescriptorOutput(fd: 2, name: "stderr")
 
-    /// Opens (creating or truncating) `path` for writing, with `open(2)`.
+    /// Opens `path` for meter output through `NewFile` (`.output`): a new file, or a new file
+    /// replacing a regular file or symbolic link at the name, or an existing FIFO or character
+    /// device written into as is; a directory or socket is refused.
     public static func create(path: FilePath) throws(OutputError) -> FileDescriptorOutput {
-        let fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else {
-            throw OutputError.cannotCreateOutput(path, reason: errnoText())
+        let file: NewFile
+        do throws(NewFile.Failure) {
+            file = try NewFile.create(path, existing: .output)
+            do { try file.commit() } catch { close(file.fd); throw error }
+        } catch {
+            throw error.outputError(path, recording: false)
         }
-        return FileDescriptorOutput(fd: fd, name: path.description, ownsDescriptor: true)
+        return FileDescriptorOutput(fd: file.fd, name: path.description, ownsDescriptor: true)
     }
 
     deinit { if ownsDescriptor { close(fd) } }
