@@ -21,7 +21,8 @@ final class FileList: @unchecked Sendable {
     /// A reading error of the list (exit 74), reported after the files read so far.
     var failure: InputError? { failureBox.withLock { $0 } }
 
-    /// The number of files this run will take, when the list's length is known up front.
+    /// The number of files this run will take, when the list's length is known up front (ask
+    /// before the first `next`).
     var total: Int? {
         guard reader == nil || reader!.knownCount != nil else { return nil }
         let all = positionals.count + (reader?.knownCount ?? 0)
@@ -39,13 +40,17 @@ final class FileList: @unchecked Sendable {
         return nil
     }
 
+    /// True once the end of the list was reached (every file of it was handed out).
+    private(set) var reachedEnd = false
+
     private func nextOfList() -> FilePath? {
         if let p = positionals.popFirst() { return p }
         do {
-            return try reader?.next()
+            if let p = try reader?.next() { return p }
         } catch {
             failureBox.withLock { $0 = error }
-            return nil
         }
+        reachedEnd = true
+        return nil
     }
 }
