@@ -48,7 +48,7 @@ enum AnalyzeCommand {
         }
         if summary.complete == false {
             return Interruption.report(read: summary.pos, of: length(source, limit: limit), rate: settings.rate,
-                                       name: label, what: "end line")
+                                       name: label, what: format == .ndjson ? "end line" : "summary", marked: format == .ndjson)
         }
         // A damaged or truncated file: said once its end line is out, when all of it was read.
         if let file = source as? SoundFileReader, summary.pos == file.framesRead {

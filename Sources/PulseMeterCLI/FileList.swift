@@ -3,9 +3,10 @@ import MeterIO
 import Synchronization
 
 /// The files of a many-file run, in list order, cut to a shard; read one at a time by the
-/// worker pool (under its lock), so a list from stdin is streamed, never held whole.
+/// worker pool (one call at a time), so a list from stdin is streamed, never held whole.
 final class FileList: @unchecked Sendable {
-    // Only `OrderedWorkPool`'s `next`, called under the pool's lock, touches the mutable state.
+    // Only `OrderedWorkPool`'s `next`, called one at a time under its list lock, touches the
+    // mutable state.
     private var positionals: ArraySlice<FilePath>
     private let reader: PathListReader?
     private let shard: (index: Int, count: Int)?
@@ -40,7 +41,8 @@ final class FileList: @unchecked Sendable {
         return nil
     }
 
-    /// True once the end of the list was reached (every file of it was handed out).
+    /// True once the end of the list was reached (every file of it was handed out), not a
+    /// stop request.
     private(set) var reachedEnd = false
 
     private func nextOfList() -> FilePath? {
@@ -50,7 +52,7 @@ final class FileList: @unchecked Sendable {
         } catch {
             failureBox.withLock { $0 = error }
         }
-        reachedEnd = true
+        reachedEnd = !(reader?.stopped ?? false)
         return nil
     }
 }

@@ -7,12 +7,13 @@ import MeterIO
 enum Interruption {
     static let exitCode: Int32 = 130
 
-    /// "interrupted at 12.3 s of 60.0 s of long.wav; ..." (without a known length: "at 12.3 s
-    /// of stdin"). Returns the exit status.
-    static func report(read frames: Int, of total: Int?, rate: Int, name: String, what: String) -> Int32 {
+    /// "interrupted at 12.3 s of 60.0 s of long.wav; the end line covers what was read and says
+    /// "complete":false" (without a known length: "at 12.3 s of stdin"; `marked` false for an
+    /// output with no such field, the ANSI summary, an SVG). Returns the exit status.
+    static func report(read frames: Int, of total: Int?, rate: Int, name: String, what: String, marked: Bool) -> Int32 {
         let at = seconds(frames, rate)
         let of = total.map { "\(seconds($0, rate)) s of \(name)" } ?? name
-        CLI.error("interrupted at \(at) s of \(of); the \(what) covers what was read and says \"complete\":false")
+        CLI.error("interrupted at \(at) s of \(of); the \(what) covers what was read\(marked ? " and says \"complete\":false" : "")")
         return exitCode
     }
 

@@ -50,7 +50,7 @@ enum ManyFiles {
         let shard = try self.shard(a)
         var reader: PathListReader?
         if let list = a.path("files-from") ?? a.path("files-from0") {
-            reader = try PathListReader(path: list, nulSeparated: a.flag("null") || a.has("files-from0"))
+            reader = try PathListReader(path: list, nulSeparated: a.flag("null") || a.has("files-from0"), cancellation: cancellation)
         }
         let list = FileList(positionals: a.positionalPaths, reader: reader, shard: shard)
         let output = try OutputChoice.open(a)

@@ -77,7 +77,7 @@ enum WaveformCommand {
         if let read = waveform.framesRead {
             let name = path.isDash ? "stdin" : path.lastComponent.description
             return Interruption.report(read: read, of: path.isDash ? nil : waveform.frames, rate: waveform.rate,
-                                       name: name, what: "waveform")
+                                       name: name, what: "waveform", marked: format == "json")
         }
         return 0
     }

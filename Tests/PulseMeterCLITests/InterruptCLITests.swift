@@ -137,6 +137,32 @@ import Testing
         #expect(r.stderr == "pulsemeter: interrupted: \(count - complete) of \(count) files not done\(part)\n")
     }
 
+    /// A list on stdin that stalls: the files named so far are delivered as they finish, and
+    /// a stop ends the run there (the list is not waited for).
+    @Test func aStalledListOnStdin() throws {
+        let dir = try TempDir()
+        _ = try Self.sine(dir, "s.wav", seconds: 1)
+        let p = try Running(["analyze", "--files-from", "-", "-j", "2"], cwd: dir.url.path)
+        p.input.fileHandleForWriting.write(Data("s.wav\ns.wav\n".utf8))
+        #expect(p.readAvailable { $0.split(separator: "\n").count == 2 }, "both lines come before the list ends")
+        let r = p.stop(with: SIGTERM)
+        #expect(r.status == 130)
+        #expect(r.lines.count == 2 && r.lines.allSatisfy { $0.contains("\"complete\":true") }, "\(r.lines)")
+        #expect(r.stderr == "pulsemeter: interrupted after 2 files: the rest of the list was not done\n")
+    }
+
+    /// The ANSI summary of a run cut short says so in its heading.
+    @Test func theAnsiSummarySaysInterrupted() throws {
+        let p = try Running(["analyze", "-", "--raw", "s16le", "-r", "8000", "-c", "1", "-f", "ansi"])
+        p.input.fileHandleForWriting.write(Data(count: 8000 * 2))
+        #expect(p.wait { var n: Int32 = 0; return ioctl(p.input.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &n) == 0 && n == 0 })
+        let r = p.stop(with: SIGINT)
+        #expect(r.status == 130)
+        // (The analysis may stop before all it was fed: how far it got is the line's own figure.)
+        #expect(r.lines.first?.contains(" frames)  interrupted: the figures cover what was read") == true, "\(r.lines)")
+        #expect(r.stderr.hasPrefix("pulsemeter: interrupted at ") && r.stderr.hasSuffix(" s of stdin; the summary covers what was read\n"), "\(r.stderr)")
+    }
+
     /// waveform of a stalled stdin: the waveform of what came, marked, exit 130.
     @Test func waveformOfAStalledStdin() throws {
         let p = try Running(["waveform", "-", "--raw", "s16le", "-r", "8000", "-c", "1", "--bars", "4"])
