@@ -20,9 +20,9 @@ public final class FileDescriptorOutput: ByteOutput, Sendable {
     public static let standardOutput = FileDescriptorOutput(fd: 1, name: "stdout")
     public static let standardError = FileDescriptorOutput(fd: 2, name: "stderr")
 
-    /// Opens `path` for meter output through `NewFile` (`.output`): a new file, or a new file
-    /// replacing a regular file or symbolic link at the name, or an existing FIFO or character
-    /// device written into as is; a directory or socket is refused.
+    /// Opens `path` for meter output through `NewFile` (`.output`): a new file, an existing
+    /// file truncated (never through a symbolic link: a link is replaced by a new file), or an
+    /// existing FIFO or character device written into as is; a directory or socket is refused.
     public static func create(path: FilePath) throws(OutputError) -> FileDescriptorOutput {
         let file: NewFile
         do throws(NewFile.Failure) {

@@ -11,9 +11,12 @@ import MeterCore
 ///   beside it (same directory, a hidden temporary name, exclusively) and `rename(2)`d over the
 ///   name once its writer has started (`commit`). A regular file or a symbolic link at the
 ///   name is replaced whole (the link's target untouched, other hard links untouched); a
-///   directory, FIFO, device or socket is refused (`Failure.notReplaceable`), except that
-///   meter output (`.output`) writes into a FIFO or character device as is (`/dev/null`, a
-///   named pipe, `/dev/stdout`, a shell's `>(...)`): opening a stream replaces nothing.
+///   directory, FIFO, device or socket is refused (`Failure.notReplaceable`).
+/// - Meter output (`.output`) is written the way a shell's `>` writes, never through a link:
+///   an existing regular file is opened `O_NOFOLLOW` and truncated (its owner, mode and other
+///   names kept, as a log file set up for it expects), a FIFO or character device is written
+///   into as is (`/dev/null`, a named pipe, `/dev/stdout`, a shell's `>(...)`), a symbolic
+///   link to anything else is replaced by a new file.
 /// - What was opened is checked with `fstat(2)`, so a name swapped between the check and the
 ///   open is never mistaken for what was checked.
 ///
@@ -26,7 +29,8 @@ public struct NewFile {
         case keep
         /// Replace a regular file or a symbolic link; refuse anything else.
         case replace
-        /// As `replace`, but write into a FIFO or character device (also one a link points at).
+        /// Meter output: truncate a regular file in place, write into a FIFO or character
+        /// device (also one a link points at), replace a link to anything else.
         case output
     }
 
@@ -50,14 +54,15 @@ public struct NewFile {
     public let fd: Int32
     /// The hidden name the file was created under until `commit` renames it to `path`.
     private let temporary: FilePath?
-    /// True when `fd` is a stream (FIFO, character device) that was there already.
-    public let isStream: Bool
+    /// True when `fd` is a file that was there already (a stream, or meter output's file
+    /// truncated in place), which `discard` leaves alone.
+    public let existed: Bool
 
-    private init(path: FilePath, fd: Int32, temporary: FilePath?, isStream: Bool) {
+    private init(path: FilePath, fd: Int32, temporary: FilePath?, existed: Bool) {
         self.path = path
         self.fd = fd
         self.temporary = temporary
-        self.isStream = isStream
+        self.existed = existed
     }
 
     /// Opens `path` for writing as `existing` says. Call `commit()` once the file's writer has
@@ -67,7 +72,7 @@ public struct NewFile {
         // A few rounds: the name may change between the look (lstat) and the open.
         for _ in 0..<8 {
             let fd = path.withCString { open($0, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666) }
-            if fd >= 0 { return NewFile(path: path, fd: fd, temporary: nil, isStream: false) }
+            if fd >= 0 { return NewFile(path: path, fd: fd, temporary: nil, existed: false) }
             guard errno == EEXIST else { throw .system(reason: errnoText()) }
             if existing == .keep { throw .exists }
             var st = stat()
@@ -76,8 +81,9 @@ public struct NewFile {
                 throw .system(reason: errnoText())
             }
             let type = st.st_mode & S_IFMT
-            if existing == .output, let stream = try openStream(path, following: type == S_IFLNK) {
-                return stream
+            if existing == .output {
+                if let stream = try openStream(path, following: type == S_IFLNK) { return stream }
+                if type == S_IFREG, let file = try truncateInPlace(path, st) { return file }
             }
             switch type {
             case S_IFREG, S_IFLNK: return try beside(path)
@@ -104,7 +110,7 @@ public struct NewFile {
     /// never an existing stream nor, before `commit`, the file being replaced. The descriptor
     /// is not closed here (its writer owns it).
     public func discard() {
-        if isStream { return }
+        if existed { return }
         _ = (temporary ?? path).withCString { unlink($0) }
     }
 
@@ -122,7 +128,30 @@ public struct NewFile {
             close(fd)
             return nil
         }
-        return NewFile(path: path, fd: fd, temporary: nil, isStream: true)
+        return NewFile(path: path, fd: fd, temporary: nil, existed: true)
+    }
+
+    /// Opens the regular file `checked` found at `path` without following a link, confirms
+    /// with `fstat` that it is that very file (device and inode), and truncates it; nil when
+    /// the name changed meanwhile (then the caller looks again).
+    private static func truncateInPlace(_ path: FilePath, _ checked: stat) throws(Failure) -> NewFile? {
+        let fd = path.withCString { open($0, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) }
+        guard fd >= 0 else {
+            if errno == ELOOP || errno == ENOENT { return nil }
+            throw .system(reason: errnoText())
+        }
+        var opened = stat()
+        guard fstat(fd, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG,
+              opened.st_dev == checked.st_dev, opened.st_ino == checked.st_ino else {
+            close(fd)
+            return nil
+        }
+        guard ftruncate(fd, 0) == 0 else {
+            let reason = errnoText()
+            close(fd)
+            throw .system(reason: reason)
+        }
+        return NewFile(path: path, fd: fd, temporary: nil, existed: true)
     }
 
     private static func isStream(_ mode: mode_t) -> Bool {
@@ -141,7 +170,7 @@ public struct NewFile {
             let tag = String(UInt32.random(in: 0...UInt32.max), radix: 16)
             let temporary = FilePath(bytes: directory + Array(".".utf8) + name + Array(".\(tag)".utf8))
             let fd = temporary.withCString { open($0, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666) }
-            if fd >= 0 { return NewFile(path: path, fd: fd, temporary: temporary, isStream: false) }
+            if fd >= 0 { return NewFile(path: path, fd: fd, temporary: temporary, existed: false) }
             if errno != EEXIST { throw .system(reason: errnoText()) }
         }
         throw .system(reason: "no free temporary name beside it")

@@ -77,6 +77,22 @@ import Testing
         #expect(contents(path("hardlink")) == "old", "a new file, not the old one truncated")
     }
 
+    @Test func outputTruncatesAnExistingFileInPlace() throws {
+        try write("old old old", path("log.ndjson"))
+        chmod(path("log.ndjson"), 0o640)
+        var before = stat()
+        lstat(path("log.ndjson"), &before)
+        let f = try NewFile.create(FilePath(path("log.ndjson")), existing: .output)
+        try f.commit()
+        fill(f, "new")
+        var after = stat()
+        lstat(path("log.ndjson"), &after)
+        #expect(contents(path("log.ndjson")) == "new")
+        #expect(after.st_ino == before.st_ino && after.st_mode & 0o777 == 0o640, "the same file, its mode kept")
+        f.discard()
+        #expect(contents(path("log.ndjson")) == "new", "discard never removes a file that was there")
+    }
+
     @Test func discardLeavesTheReplacedFileAsItWas() throws {
         try write("old", path("take.wav"))
         let f = try NewFile.create(FilePath(path("take.wav")), existing: .replace)

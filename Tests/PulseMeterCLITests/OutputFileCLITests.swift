@@ -2,10 +2,10 @@ import Foundation
 import Glibc
 import Testing
 
-/// `-o PATH` replaces the name, never what it points at: a symbolic link becomes a new regular
-/// file (its target untouched), a regular file is replaced by a new one (its other hard links
-/// keep the old content), a directory is refused (exit 73) and left as it is; a FIFO or a
-/// character device is written into as is (a named pipe, /dev/null, a shell's `>(...)`).
+/// `-o PATH` never writes through a symbolic link: a link becomes a new regular file (its target
+/// untouched); an existing file is truncated and written as a shell's `>` would; a directory is
+/// refused (exit 73) and left as it is; a FIFO or a character device is written into as is (a
+/// named pipe, /dev/null, a shell's `>(...)`).
 @Suite struct OutputFileCLITests {
     static func type(_ p: String) -> mode_t {
         var st = stat()
@@ -25,12 +25,16 @@ import Testing
         #expect(Self.type(link) == S_IFREG, "the link itself is replaced")
         let text = try String(contentsOfFile: link, encoding: .utf8)
         #expect(text.hasPrefix("{") && text.hasSuffix("}\n"), "\(text.prefix(80))")
-        // A regular file with a second hard link: replaced by a new file, the other name keeps the old.
-        let old = try dir.write(Array("old run".utf8), "old.json")
-        #expect(Glibc.link(old, dir.path("kept.json")) == 0)
+        // An existing file is truncated and written in place, as a shell's > does: its mode is
+        // kept (a log file set up for the run), and so is its inode (its other names see it).
+        let old = try dir.write(Array(String(repeating: "old run ", count: 2000).utf8), "old.json")
+        #expect(chmod(old, 0o600) == 0 && Glibc.link(old, dir.path("kept.json")) == 0)
         #expect(try Tool.run([command, wav, "-o", old]).status == 0)
-        #expect(try String(contentsOfFile: dir.path("kept.json"), encoding: .utf8) == "old run")
-        #expect(try String(contentsOfFile: old, encoding: .utf8).hasPrefix("{"))
+        let now = try String(contentsOfFile: old, encoding: .utf8)
+        #expect(now.hasPrefix("{") && !now.contains("old run"), "truncated: \(now.suffix(40))")
+        #expect(try String(contentsOfFile: dir.path("kept.json"), encoding: .utf8) == now)
+        var st = stat()
+        #expect(stat(old, &st) == 0 && st.st_mode & 0o777 == 0o600)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted()
         #expect(names == ["a.wav", "kept.json", "old.json", "out.json", "target"], "no temporary file left: \(names)")
     }
