@@ -65,6 +65,9 @@ public struct StreamSummary: Sendable, Equatable {
     public var file: String?
     /// With `--events`: clipped samples per channel over the whole stream.
     public var clippedSamples: [Int]?
+    /// Whether the input was read to its end (files and stdin: false when a stop signal cut
+    /// the run short); nil for live runs, which have no end to reach.
+    public var complete: Bool?
     /// Events at the very end (a silence that lasted to the last sample ends there); written
     /// before the end line.
     public var events: [MeterEvent]

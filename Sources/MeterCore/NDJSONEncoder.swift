@@ -95,6 +95,7 @@ public struct NDJSONEncoder {
         line.field("rms_db", s.rmsDb, decimals: 2)
         line.field("peak_db", s.peakDb, decimals: 2)
         line.field("dropped", s.dropped)
+        if let complete = s.complete { line.field("complete", complete) }
         if let l = s.loudness {
             line.field("lufs_i", l.integrated, decimals: 2)
             line.field("lra", l.range, decimals: 2)

@@ -4,8 +4,9 @@ import MeterCore
 /// Meter output to a file descriptor (stdout or `-o PATH`), each `write` one whole line.
 ///
 /// Wraps `write(2)`: retries on EINTR and short writes; a closed reader (EPIPE, or EIO from a
-/// terminal that hung up) throws `OutputClosed` so the run stops quietly; any other failure (ENOSPC on /dev/full, EIO)
-/// throws an I/O error (exit 74). SIGPIPE must be ignored (`Signals.ignorePipe()`).
+/// terminal that hung up) throws `OutputClosed` so the run stops quietly; any other failure
+/// (ENOSPC on /dev/full, EIO from a disk) throws an I/O error. SIGPIPE must be ignored
+/// (`Signals.ignorePipe()`).
 public final class FileDescriptorOutput: ByteOutput, Sendable {
     public let fd: Int32
     public let name: String
@@ -24,13 +25,18 @@ public final class FileDescriptorOutput: ByteOutput, Sendable {
     public static let standardOutput = FileDescriptorOutput(fd: 1, name: "stdout")
     public static let standardError = FileDescriptorOutput(fd: 2, name: "stderr")
 
-    /// Opens (creating or truncating) `path` for writing, with `open(2)`.
+    /// Opens `path` for meter output through `NewFile` (`.output`): a new file, an existing
+    /// file truncated (never through a symbolic link: a link is replaced by a new file), or an
+    /// existing FIFO or character device written into as is; a directory or socket is refused.
     public static func create(path: FilePath) throws(OutputError) -> FileDescriptorOutput {
-        let fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else {
-            throw OutputError.cannotCreateOutput(path, reason: errnoText())
+        let file: NewFile
+        do throws(NewFile.Failure) {
+            file = try NewFile.create(path, existing: .output)
+            do { try file.commit() } catch { close(file.fd); throw error }
+        } catch {
+            throw error.outputError(path, recording: false)
         }
-        return FileDescriptorOutput(fd: fd, name: path.description, ownsDescriptor: true)
+        return FileDescriptorOutput(fd: file.fd, name: path.description, ownsDescriptor: true)
     }
 
     deinit { if ownsDescriptor { close(fd) } }

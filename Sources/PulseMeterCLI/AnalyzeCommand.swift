@@ -10,7 +10,7 @@ enum AnalyzeCommand {
         if ManyFiles.requested(a) { return try runMany(a) }
         _ = try a.requirePositionals(["FILE|-"])
         let input = a.positionalPaths[0]
-        Signals.installStopHandlers()  // Ctrl-C and SIGTERM: finish with the end line, exit 0
+        Signals.installStopHandlers()  // a stop signal: the end line so far ("complete":false), exit 130
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
         let source: any SampleBlockSource
@@ -45,6 +45,10 @@ enum AnalyzeCommand {
                                 progress: progress.isActive ? (progress, label) : nil)
         } catch is OutputClosed {
             return 0
+        }
+        if summary.complete == false {
+            return Interruption.report(read: summary.pos, of: length(source, limit: limit), rate: settings.rate,
+                                       name: label, what: format == .ndjson ? "end line" : "summary", marked: format == .ndjson)
         }
         // A damaged or truncated file: said once its end line is out, when all of it was read.
         if let file = source as? SoundFileReader, summary.pos == file.framesRead {
@@ -97,11 +101,17 @@ extension AnalyzeCommand {
         readAhead.whenStarved = { background.flush() }
         var outputSink: any FrameSink = background
         if let progress {
-            let declared = (source as? any AudioFileSource).map(\.declaredFrames).flatMap { $0 > 0 ? $0 : nil }
             outputSink = ProgressSink(background, line: progress.line, label: progress.label,
-                                      totalFrames: [declared, limit].compactMap { $0 }.min())
+                                      totalFrames: length(source, limit: limit))
         }
         return try pipeline.run(source: readAhead, sink: outputSink, shouldStop: { cancellation.isCancelled })
+    }
+
+    /// The frames a run of `source` is to read, when known: the file's declared length, or
+    /// `--duration` when that is shorter.
+    static func length(_ source: any SampleBlockSource, limit: Int?) -> Int? {
+        let declared = (source as? any AudioFileSource).map(\.declaredFrames).flatMap { $0 > 0 ? $0 : nil }
+        return [declared, limit].compactMap { $0 }.min()
     }
 
     /// `analyze FILE FILE...`, `--files-from`: each file's end line (with `--frames` all its
@@ -112,20 +122,21 @@ extension AnalyzeCommand {
             throw PulsemeterError(.usage, "--format ansi is not allowed with many files: they give one NDJSON line each; drop --format")
         }
         _ = try MeterOptions.settings(a)  // option values checked once, before any file
-        Signals.installStopHandlers()  // Ctrl-C: the files finished so far are written, exit 0
+        Signals.installStopHandlers()  // a stop signal: the files so far, those cut short marked, exit 130
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
         let frames = a.flag("frames")
         return try ManyFiles.run(a, cancellation: cancellation) { path in
-            ManyFiles.outcome(cancellation, command: "analyze") { warn in
+            ManyFiles.outcome(command: "analyze") { warn in
                 let source = try AudioFile.open(path)
                 let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
                 let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
                 let sink = FileLinesSink(file: path.string, frames: frames)
                 let summary = try meter(source, settings: settings, limit: limit, sink: sink, cancellation: cancellation,
                                         threads: .inline)
-                if let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }
-                return sink.bytes
+                let complete = summary.complete ?? true
+                if complete, let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }
+                return (sink.bytes, complete)
             }
         }
     }

@@ -153,6 +153,8 @@ enum ErrorWording {
             return PulsemeterError(.io, "cannot finish the recording \(path) (\(reason))")
         case .recordingExists(let path):
             return PulsemeterError(.cannotCreate, "\(path) exists; it was left as it is (use --force to replace it)")
+        case .cannotReplace(let path, let kind):
+            return PulsemeterError(.cannotCreate, "\(path) is \(ErrorWording.kind(kind)), which pulsemeter never replaces nor writes into; it was left as it is (give the name of a file)")
         case .noFreeName(let pattern):
             return PulsemeterError(.cannotCreate, "cannot find a free file name for \(pattern): a million names are taken")
         case .recordingOverflow(let lost, let written):
@@ -163,6 +165,18 @@ enum ErrorWording {
             return PulsemeterError(.io, "the AAC encoder (ffmpeg) stopped while recording \(path): it \(report); the file holds what it wrote before")
         case .encoderDidNotFinish(let path, let report):
             return PulsemeterError(.io, "the AAC encoder (ffmpeg) failed to finish \(path): it \(report); the file holds what it wrote before")
+        }
+    }
+
+    /// What is at a name that cannot be replaced, as "X is ...".
+    static func kind(_ kind: NewFile.Kind) -> String {
+        switch kind {
+        case .directory: "a directory"
+        case .fifo: "a FIFO (named pipe)"
+        case .characterDevice: "a character device"
+        case .blockDevice: "a block device"
+        case .socket: "a socket"
+        case .unknown: "not a regular file"
         }
     }
 

@@ -70,6 +70,8 @@ enum Help {
         m4a/AAC, mkv, webm and the rest through ffmpeg when it is on PATH) or raw PCM on stdin
         through the meter, as fast as it decodes. NDJSON gives start,
         frame and end lines; -f ansi gives a summary per channel (and a spectrum with --bands).
+        Stopped by Ctrl-C, SIGTERM or SIGHUP before the end: the end line so far with
+        "complete":false, a line on stderr saying how far it got, exit 130.
 
         options:
         \(meterOptions)      --raw FMT          PCM layout on stdin: s16le, s24le, s32le or f32le
@@ -121,7 +123,7 @@ enum Help {
         options:
           -d, --device NAME      source                                             [server default]
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
-              --force            replace FILE if it exists (without it, exit 73)
+              --force            replace FILE if it exists, a link itself, never its target (else 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
               --split SEC        a new file every SEC of audio (counted in frames): FILE-001.wav, ...
               --trigger DB       voice-activated: a take opens when any channel's RMS rises above DB
