@@ -4,7 +4,7 @@
 // Layers (each folder under Sources/ is one):
 //   MeterCore      pure Swift, no C: levels, bands, frames, encoders, renderers, rings
 //   MeterIO        the only layer that touches C and the OS: PulseAudio, libsndfile, FFTW,
-//                  libebur128, terminal
+//                  terminal (libebur128 is the tests' loudness reference only)
 //   PulseMeterCLI  argument parsing, commands, help text, exit codes
 //   pulsemeter     the executable: a few lines calling PulseMeterCLI
 import PackageDescription
@@ -31,7 +31,7 @@ let package = Package(
             name: "CEBUR128", pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]),
         .target(name: "MeterCore"),
-        .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW", "CEBUR128"]),
+        .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW"]),
         .target(name: "PulseMeterCLI", dependencies: ["MeterCore", "MeterIO"]),
         .executableTarget(name: "pulsemeter", dependencies: ["PulseMeterCLI"]),
         .testTarget(name: "MeterCoreTests", dependencies: ["MeterCore"]),

@@ -1,3 +1,3 @@
-// C surface of libebur128 (EBU R128 / ITU-R BS.1770 loudness) used by MeterIO's EBUR128Loudness.
+// C surface of libebur128 (EBU R128 / ITU-R BS.1770 loudness) the tests' loudness reference (Tests/MeterIOTests/LibEBUR128.swift).
 #pragma once
 #include <ebur128.h>

@@ -236,7 +236,8 @@ public struct AnsiMeterRenderer {
 
     /// The loudness lines: a short-term bar (-60..0 LUFS) with the target marked, then M, S,
     /// I, LRA and true peak as numbers. S over the target and true peak over -1 dBTP show in
-    /// the warning colour (marked `!` without colour).
+    /// the warning colour (marked `!` without colour); LRA during a programme's first 60 s,
+    /// before it settles, is marked `?` (and dimmed).
     public func loudnessLines(_ l: LoudnessReading, target: Double?, width w: Int) -> [String] {
         let over = target.map { l.shortTerm > $0 } ?? false
         let cells = max(4, w - 15)
@@ -261,15 +262,20 @@ public struct AnsiMeterRenderer {
         let bar0 = "S  " + bar + Self.readout(l.shortTerm) + (over && !color ? warn : " ") + "LUFS"
         // Readouts as (visible text, coloured text), kept while they fit the width.
         var parts: [(String, String)] = []
-        func part(_ label: String, _ value: Double, _ unit: String, hot: Bool = false) {
+        func part(_ label: String, _ value: Double, _ unit: String, hot: Bool = false, unsettled: Bool = false) {
             let v = Self.readout(value, width: 0)
+            if unsettled {
+                // Still settling: marked `?`, and dimmed in colour.
+                parts.append((label + v + "?" + unit, label + sgr("2") + v + "?" + sgr("0") + unit))
+                return
+            }
             parts.append((label + v + (hot ? warn : "") + unit,
                           label + (hot ? sgr("31") : "") + v + (hot ? sgr("0") + warn : "") + unit))
         }
         part("M ", l.momentary, "")
         part("S ", l.shortTerm, "", hot: over)
         part("I ", l.integrated, " LUFS")
-        if let range = l.range { part("LRA ", range, " LU") }
+        if let range = l.range { part("LRA ", range, " LU", unsettled: !l.rangeSettled) }
         if let tp = l.truePeakDb?.max() { part("TP ", tp, " dBTP", hot: tp > Self.truePeakLimit) }
         if let target { part("target ", target, "") }
         var text = "", visible = 0

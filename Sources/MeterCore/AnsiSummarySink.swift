@@ -1,4 +1,5 @@
-/// `analyze -f ansi`: a readable report of a whole file, written once at the end.
+/// `analyze -f ansi`: a readable report of a whole file, written once at the end (of the part
+/// read, so marked in its heading, when a stop signal cut the run short).
 ///
 /// Per channel: RMS and peak with a bar; with `--events`, the clipped samples and the
 /// silences; with bands, a spectrum chart of the file (each band's mean power over the
@@ -33,7 +34,8 @@ public final class AnsiSummarySink: FrameSink {
         let renderer = AnsiMeterRenderer(width: width, height: 1, color: color, unicode: unicode)
         let bold = color ? "\u{1B}[1m" : "", reset = color ? "\u{1B}[0m" : ""
         var out = "\(bold)\(SafeText.terminal(info.source))\(reset)  \(s.rate) Hz  \(s.channels) ch  "
-        out += "\(AnsiMeterRenderer.clock(summary.duration)) (\(summary.pos) frames)\n"
+        out += "\(AnsiMeterRenderer.clock(summary.duration)) (\(summary.pos) frames)"
+        out += summary.complete == false ? "  interrupted: the figures cover what was read\n" : "\n"
         let cells = max(4, min(60, width - 34))
         for c in 0..<s.channels {
             let label = AnsiMeterRenderer.label(channel: c, of: s.channels)

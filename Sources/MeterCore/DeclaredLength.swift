@@ -18,6 +18,31 @@ public enum DeclaredLength {
         return nil
     }
 
+    /// "WAV" or "AIFF" when `header` (the file's first bytes; `fileSize` bytes in all) starts a
+    /// RIFF/RF64 WAVE or an AIFF/AIFC file that ends before its audio data begins: a file cut
+    /// inside its header (a copy or download that stopped early). nil otherwise, also when the
+    /// chunks run past the bytes given before the data chunk is reached.
+    public static func containerCutInsideHeader(header b: [UInt8], fileSize: Int) -> String? {
+        let magic = ascii(b, 0, 4)
+        let name: String, dataID: String, bigEndian: Bool
+        switch magic {
+        case "RIFF", "RF64": (name, dataID, bigEndian) = ("WAV", "data", false)
+        case "FORM": (name, dataID, bigEndian) = ("AIFF", "SSND", true)
+        default: return nil
+        }
+        if fileSize < 12 { return name }
+        let form = ascii(b, 8, 4)
+        guard bigEndian ? ["AIFF", "AIFC"].contains(form) : form == "WAVE" else { return nil }
+        var at = 12
+        while true {
+            if at + 8 > fileSize { return name }
+            guard at + 8 <= b.count, let size = bigEndian ? be(b, at + 4, 4) : le(b, at + 4, 4) else { return nil }
+            if ascii(b, at, 4) == dataID { return at + 8 >= fileSize ? name : nil }
+            if at + 8 + size > fileSize { return name }
+            at += 8 + size + (size & 1)
+        }
+    }
+
     static func ascii(_ b: [UInt8], _ at: Int, _ n: Int) -> String {
         guard at >= 0, at + n <= b.count else { return "" }
         return String(decoding: b[at..<(at + n)], as: UTF8.self)

@@ -6,14 +6,14 @@
 /// the mean of the blocks above it take O(log bins) whatever the stream's length, in fixed
 /// memory. Only the blocks in the one bin the relative gate falls into are decided by the
 /// bin (counted when the gate lies in its lower half): a 0.01 LU question about blocks 10 LU
-/// below the mean, which moves the result by far less than 0.01 LU. libebur128 stays the
-/// reference: the `end` line's `lufs_i` is its value.
+/// below the mean, which moves the result by far less than 0.01 LU. The tests check it against
+/// libebur128's integrated loudness.
 public struct IntegratedGate {
     public static let absoluteGateLufs = -70.0
     public static let relativeGateLu = -10.0
-    private static let binsPerLu = 100.0
+    static let binsPerLu = 100.0
     private static let topLufs = 40.0
-    private static let binCount = Int((topLufs - absoluteGateLufs) * binsPerLu)
+    static let binCount = Int((topLufs - absoluteGateLufs) * binsPerLu)
     private static let absoluteGateEnergy = LoudnessMeter.energy(lufs: absoluteGateLufs)
 
     private var counts: [Int]
@@ -43,12 +43,7 @@ public struct IntegratedGate {
     public func integratedEnergy() -> Double {
         guard blocks > 0 else { return 0 }
         let threshold = totalEnergy / Double(blocks) * LoudnessMeter.energy(lu: Self.relativeGateLu)
-        let b = Self.bin(threshold)
-        let gateLufs = LoudnessMeter.lufs(energy: threshold)
-        let binLow = Self.absoluteGateLufs + Double(b) / Self.binsPerLu
-        // Blocks in bins b+1... pass; bin b passes when the gate lies in its lower half.
-        let below = gateLufs - binLow < 0.5 / Self.binsPerLu ? b : b + 1
-        let (n, e) = prefix(below)
+        let (n, e) = prefix(Self.firstPassingBin(threshold: threshold))
         let count = blocks - n
         guard count > 0 else { return 0 }
         return (totalEnergy - e) / Double(count)
@@ -67,8 +62,20 @@ public struct IntegratedGate {
         return (n, e)
     }
 
-    private static func bin(_ energy: Double) -> Int {
+    /// The histogram bin (0.01 LU wide, from the absolute gate up) of a mean weighted energy.
+    static func bin(_ energy: Double) -> Int {
         let l = LoudnessMeter.lufs(energy: energy)
         return min(binCount - 1, max(0, Int(((l - absoluteGateLufs) * binsPerLu).rounded(.down))))
     }
+
+    /// The first bin whose values pass a relative gate at `threshold` (an energy): the bins
+    /// above the gate's, and the gate's own when the gate lies in its lower half.
+    static func firstPassingBin(threshold: Double) -> Int {
+        let b = bin(threshold)
+        let binLow = absoluteGateLufs + Double(b) / binsPerLu
+        return LoudnessMeter.lufs(energy: threshold) - binLow < 0.5 / binsPerLu ? b : b + 1
+    }
+
+    /// The loudness in the middle of bin `b` (LUFS).
+    static func binCentreLufs(_ b: Int) -> Double { absoluteGateLufs + (Double(b) + 0.5) / binsPerLu }
 }

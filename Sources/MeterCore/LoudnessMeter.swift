@@ -1,22 +1,21 @@
-/// EBU R128 loudness of one stream at every meter frame: momentary (the 400 ms ending at the
-/// frame's `pos`), short-term (the 3 s ending there) and integrated so far; the maxima of
-/// momentary and short-term; and, through a `LoudnessReference` (libebur128), the whole
-/// stream's integrated loudness, loudness range and true peak.
+/// EBU R128 loudness of one stream: at every meter frame momentary (the 400 ms ending at the
+/// frame's `pos`), short-term (the 3 s ending there) and integrated so far; loudness range and
+/// true peak so far; and the maxima of momentary and short-term.
 ///
-/// Asking libebur128 for momentary and short-term at every frame sums its whole window each
-/// time (3 s x channels samples per frame: more than all the rest of `analyze`, DESIGN.md), so
-/// here each channel is K-weighted once (`KWeighting`) and its squares kept in two
-/// `RollingSquareSum`s, the same exact rolling sums the RMS levels use: a frame costs a few
-/// hundred block sums, whatever the window. Windows are libebur128's, 4 and 30 times
-/// round(rate / 10) samples, with zeros before the start (a stream's first 400 ms read lower,
-/// as they do in libebur128). Gating blocks are the momentary energies at every 100 ms step
-/// from 400 ms on, as in BS.1770-4; they feed `IntegratedGate` for the per-frame `lufs_i`.
+/// Each counted channel is K-weighted once (`KWeighting`), and its squares kept in two
+/// `RollingSquareSum`s, the same exact rolling sums the RMS levels use: a reading costs a few
+/// hundred block sums, whatever the window. Everything else comes from those two sums at
+/// every 100 ms step: the gating blocks of the integrated loudness (the momentary energies
+/// from 400 ms on, as in BS.1770-4, into `IntegratedGate`) and the short-term values of the
+/// loudness range (from 3 s on, ten a second as Tech 3342 asks since 2016, into
+/// `LoudnessRange`). True peak (`TruePeakMeter`) oversamples every channel's own samples.
+/// Windows are libebur128's, 4 and 30 times round(rate / 10) samples, with zeros before the
+/// start (a stream's first 400 ms read lower, as they do in libebur128 and ffmpeg).
 public final class LoudnessMeter {
     public let rate: Int
     public let channels: Int
     /// round(rate / 10) samples: the gating step.
     public let step: Int
-    public let reference: (any LoudnessReference)?
 
     private var filters: [KWeighting]
     /// Channels that count (weight > 0) and their weights.
@@ -25,18 +24,21 @@ public final class LoudnessMeter {
     private let momentary: [RollingSquareSum]
     private let shortTerm: [RollingSquareSum]
     private let scratch: UnsafeMutablePointer<Float>
-    private let scratchCapacity = 4096
+    private let scratchCapacity = TruePeakMeter.blockCapacity
     private var count = 0
     private var gate = IntegratedGate()
+    private var loudnessRange = LoudnessRange()
+    /// The range as of the last short-term value (nil: not computed since).
+    private var rangeCache: Double?
+    private let truePeak: TruePeakMeter
     private var maxMomentaryEnergy = 0.0
     private var maxShortTermEnergy = 0.0
 
     /// `hop`: the meter's hop; readings come at its multiples and the 100 ms gating steps, so
     /// the rolling sums read exactly on the grid of both (their greatest common divisor).
-    public init(rate: Int, channels: Int, hop: Int = 1, reference: (any LoudnessReference)?) {
+    public init(rate: Int, channels: Int, hop: Int = 1) {
         self.rate = rate
         self.channels = channels
-        self.reference = reference
         step = max(1, (rate + 5) / 10)
         let roles = LoudnessChannel.roles(channels: channels)
         counted = (0..<channels).filter { roles[$0].weight > 0 }
@@ -46,6 +48,7 @@ public final class LoudnessMeter {
         momentary = counted.map { _ in RollingSquareSum(window: 4 * max(1, (rate + 5) / 10), hop: grid) }
         shortTerm = counted.map { _ in RollingSquareSum(window: 30 * max(1, (rate + 5) / 10), hop: grid) }
         scratch = .allocate(capacity: scratchCapacity)
+        truePeak = TruePeakMeter(rate: rate, channels: channels)
     }
 
     deinit { scratch.deallocate() }
@@ -62,17 +65,23 @@ public final class LoudnessMeter {
                 _ = momentary[i].push(scratch, stride: 1, count: seg)
                 _ = shortTerm[i].push(scratch, stride: 1, count: seg)
             }
+            truePeak.push(planar + done, channelStride: channelStride, count: seg)
             done += seg
             count += seg
             if count % step == 0 { gatingStep() }
         }
     }
 
-    /// A 100 ms step: one gating block (from 400 ms on), and the maxima.
+    /// A 100 ms step: one gating block (from 400 ms on), one short-term value for the range
+    /// (from 3 s on), and the maxima.
     private func gatingStep() {
-        let m = momentaryEnergy()
+        let m = momentaryEnergy(), s = shortTermEnergy()
         if count >= 4 * step { gate.add(energy: m) }
-        noteMaxima(momentary: m, shortTerm: shortTermEnergy())
+        if count >= 30 * step {
+            loudnessRange.add(energy: s)
+            rangeCache = nil
+        }
+        noteMaxima(momentary: m, shortTerm: s)
     }
 
     private func noteMaxima(momentary m: Double, shortTerm s: Double) {
@@ -98,14 +107,27 @@ public final class LoudnessMeter {
                                integrated: Self.lufs(energy: gate.integratedEnergy()))
     }
 
-    /// The whole-stream figures: waits for the reference's work.
+    /// Loudness range so far (LU).
+    public func range() -> Double {
+        if let rangeCache { return rangeCache }
+        let r = loudnessRange.range()
+        rangeCache = r
+        return r
+    }
+
+    /// True peak so far, per channel (dBTP).
+    public var truePeakDb: [Double] { truePeak.truePeakDb }
+
+    /// Whether the loudness range has seen the 60 s of programme Tech 3341 lets a meter settle
+    /// in; before that it is a first estimate.
+    public var rangeSettled: Bool { count >= 60 * rate }
+
+    /// The whole-stream figures, as far as the stream has come.
     public func summary(target: Double?) -> LoudnessSummary {
-        let ref = reference?.finish()
-        let integrated = ref?.integrated ?? Self.lufs(energy: gate.integratedEnergy())
-        return LoudnessSummary(
-            integrated: integrated, range: ref?.range ?? 0,
+        LoudnessSummary(
+            integrated: Self.lufs(energy: gate.integratedEnergy()), range: range(),
             maxMomentary: Self.lufs(energy: maxMomentaryEnergy), maxShortTerm: Self.lufs(energy: maxShortTermEnergy),
-            truePeakDb: ref?.truePeakDb ?? Array(repeating: Decibels.floor, count: channels), target: target)
+            truePeakDb: truePeakDb, target: target)
     }
 
     /// LUFS of a mean weighted energy: 10 log10(e) - 0.691, floored at -160.
@@ -121,22 +143,26 @@ public final class LoudnessMeter {
     public static func energy(lu: Double) -> Double { PureMath.pow(10, lu / 10) }
 }
 
-/// One frame's loudness (NDJSON `lufs_m`, `lufs_s`, `lufs_i`), with, for the live display,
-/// the reference's loudness range and true peak so far (not part of the NDJSON frame).
+/// One frame's loudness (NDJSON `lufs_m`, `lufs_s`, `lufs_i`); live frames add the loudness
+/// range so far (`lra`) and, for the display only, the true peak so far and whether the range
+/// has settled.
 public struct LoudnessReading: Sendable, Equatable {
     public var momentary: Double
     public var shortTerm: Double
     public var integrated: Double
     public var range: Double?
     public var truePeakDb: [Double]?
+    /// False during a programme's first 60 s, when the range is still a first estimate.
+    public var rangeSettled: Bool
 
     public init(momentary: Double, shortTerm: Double, integrated: Double,
-                range: Double? = nil, truePeakDb: [Double]? = nil) {
+                range: Double? = nil, truePeakDb: [Double]? = nil, rangeSettled: Bool = true) {
         self.momentary = momentary
         self.shortTerm = shortTerm
         self.integrated = integrated
         self.range = range
         self.truePeakDb = truePeakDb
+        self.rangeSettled = rangeSettled
     }
 }
 

@@ -71,6 +71,9 @@ public struct StreamSummary: Sendable, Equatable {
     public var silences: Int?
     /// With bands: each band's mean power over the stream's frames, in dB.
     public var bandsDb: [Double]?
+    /// Whether the input was read to its end (files and stdin: false when a stop signal cut
+    /// the run short); nil for live runs, which have no end to reach.
+    public var complete: Bool?
     /// Events at the very end (a silence that lasted to the last sample ends there); written
     /// before the end line.
     public var events: [MeterEvent]
@@ -92,14 +95,29 @@ public struct StreamSummary: Sendable, Equatable {
     }
 }
 
-/// A live outage survived with `--reconnect` (the NDJSON `gap` line).
+/// Audio a live run did not get (the NDJSON `gap` line): an outage survived with
+/// `--reconnect`, or what the server could not hold while the process was stopped (Ctrl-Z).
 public struct StreamGap: Sendable, Equatable {
+    public enum Reason: String, Sendable {
+        /// The server or the device went away and came back (`--reconnect`).
+        case sourceLost = "source_lost"
+        /// The process was stopped (job control) longer than the server could buffer.
+        case stopped
+    }
+    /// The capture position where audio is missing (frames captured before it).
+    public var pos: Int
     public var startTs: Double
     public var endTs: Double
-    public var seconds: Double { endTs - startTs }
-    public init(startTs: Double, endTs: Double) {
+    /// Seconds of audio missing: the outage's length, or for a stop what was measured lost
+    /// (at most the time stopped; the server's buffer kept the rest).
+    public var seconds: Double
+    public var reason: Reason
+    public init(pos: Int, startTs: Double, endTs: Double, seconds: Double? = nil, reason: Reason = .sourceLost) {
+        self.pos = pos
         self.startTs = startTs
         self.endTs = endTs
+        self.seconds = seconds ?? endTs - startTs
+        self.reason = reason
     }
 }
 

@@ -25,7 +25,7 @@ public final class MeterPipeline {
     private var hopStart = 0
     private var totalPeak: [Float]
     private let spectrum: SpectrumAnalyzer?
-    /// With --loudness: momentary/short-term/integrated per frame, the reference at the end.
+    /// With --loudness: momentary/short-term/integrated per frame, range and true peak too.
     private let loudness: LoudnessMeter?
     private let mono: UnsafeMutablePointer<Float>
     /// One block of input split into channels (channel c at c * monoCapacity).
@@ -40,11 +40,8 @@ public final class MeterPipeline {
     /// - Parameters:
     ///   - transform: the FFT for bands (required when settings.bands > 0).
     ///   - clock: Unix time for `ts` on live frames; nil for files.
-    ///   - loudnessReference: with settings.loudness, the whole-stream measurement (libebur128);
-    ///     nil leaves the end line's figures to the core's own gating (tests).
     public init(settings: MeterSettings, transform: (any PowerSpectrumTransform)? = nil,
-                clock: (() -> Double)? = nil,
-                loudnessReference: (any LoudnessReference)? = nil) throws(SettingError) {
+                clock: (() -> Double)? = nil) throws(SettingError) {
         try settings.validate()
         self.settings = settings
         self.hop = settings.hop
@@ -69,7 +66,7 @@ public final class MeterPipeline {
             spectrum = nil
         }
         loudness = settings.loudness
-            ? LoudnessMeter(rate: settings.rate, channels: settings.channels, hop: settings.hop, reference: loudnessReference) : nil
+            ? LoudnessMeter(rate: settings.rate, channels: settings.channels, hop: settings.hop) : nil
         mono = .allocate(capacity: monoCapacity)
         planar = .allocate(capacity: monoCapacity * settings.channels)
         frame = MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: channels),
@@ -90,7 +87,6 @@ public final class MeterPipeline {
     /// Feeds `frames` interleaved frames; calls `emit` for every completed hop.
     public func process(_ samples: UnsafePointer<Float>, frames: Int,
                         emit: (MeterFrame) throws -> Void) rethrows {
-        loudness?.reference?.add(samples, frames: frames)
         var done = 0
         while done < frames {
             let n = min(frames - done, hop - hopFill, monoCapacity)
@@ -153,8 +149,7 @@ public final class MeterPipeline {
     }
 
     /// Whole-stream RMS and peak per channel, so far; with bands, each band's mean power;
-    /// with events, the clips and silences; with loudness, the whole stream's loudness (this
-    /// waits for the reference: call it once, at the end).
+    /// with events, the clips and silences; with loudness, the whole stream's loudness so far.
     public func summary() -> StreamSummary {
         var s = StreamSummary(
             pos: pos, rate: settings.rate,
@@ -237,10 +232,10 @@ public final class MeterPipeline {
         }
         if let loudness {
             var reading = loudness.reading()
-            if clock != nil, let ref = loudness.reference {
-                let so = ref.snapshot()
-                reading.range = so.range
-                reading.truePeakDb = so.truePeakDb
+            if clock != nil {
+                reading.range = loudness.range()
+                reading.truePeakDb = loudness.truePeakDb
+                reading.rangeSettled = loudness.rangeSettled
             }
             frame.loudness = reading
         }

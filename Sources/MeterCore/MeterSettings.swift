@@ -38,7 +38,8 @@ public struct MeterSettings: Sendable, Equatable {
 
     public static let maxChannels = 32
     public static let maxRate = 768_000
-    /// libebur128 refuses rates below this.
+    /// The lowest rate loudness is measured at: libebur128's, the reference the tests check
+    /// every loudness value against.
     public static let minLoudnessRate = 16
 
     /// Samples per meter frame: round(rate / fps), at least 1.

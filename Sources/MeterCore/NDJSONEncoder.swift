@@ -46,6 +46,7 @@ public struct NDJSONEncoder {
             line.field("lufs_m", l.momentary, decimals: 2)
             line.field("lufs_s", l.shortTerm, decimals: 2)
             line.field("lufs_i", l.integrated, decimals: 2)
+            if let r = l.range { line.field("lra", r, decimals: 2) }
         }
         return finish()
     }
@@ -79,9 +80,11 @@ public struct NDJSONEncoder {
 
     public mutating func gap(_ g: StreamGap) -> [UInt8] {
         begin("gap")
+        line.field("pos", g.pos)
         line.field("start_ts", g.startTs, decimals: 6)
         line.field("end_ts", g.endTs, decimals: 6)
         line.field("seconds", g.seconds, decimals: 3)
+        line.field("reason", g.reason.rawValue)
         return finish()
     }
 
@@ -93,6 +96,7 @@ public struct NDJSONEncoder {
         line.field("peak_db", s.peakDb, decimals: 2)
         line.field("dropped", s.dropped)
         if let bands = s.bandsDb { line.field("bands_db", bands, decimals: 2) }
+        if let complete = s.complete { line.field("complete", complete) }
         if let l = s.loudness {
             line.field("lufs_i", l.integrated, decimals: 2)
             line.field("lra", l.range, decimals: 2)

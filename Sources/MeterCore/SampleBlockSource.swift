@@ -24,7 +24,8 @@ public protocol BlockLendingSource: SampleBlockSource {
 
 extension MeterPipeline {
     /// Runs a whole source through the pipeline into `sink`: start, every frame, end.
-    /// Returns the summary (also given to the sink).
+    /// Returns the summary (also given to the sink), `complete` unless `shouldStop` cut the
+    /// reading short.
     @discardableResult
     public func run(source: any SampleBlockSource, sink: any FrameSink, blockFrames: Int = 16384,
                     shouldStop: () -> Bool = { false }) throws -> StreamSummary {
@@ -32,7 +33,7 @@ extension MeterPipeline {
         if let n = source.expectedFrames { expectEnd(at: n) }
         if let lender = source as? any BlockLendingSource {
             while try !shouldStop() && lender.withNextBlock({ block, n in try process(block, frames: n) { try sink.frame($0) } }) {}
-            return try finishRun(sink: sink)
+            return try finishRun(sink: sink, complete: !shouldStop())
         }
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * source.channels)
         defer { buffer.deallocate() }
@@ -41,12 +42,13 @@ extension MeterPipeline {
             if n == 0 { break }
             try process(buffer, frames: n) { try sink.frame($0) }
         }
-        return try finishRun(sink: sink)
+        return try finishRun(sink: sink, complete: !shouldStop())
     }
 
-    private func finishRun(sink: any FrameSink) throws -> StreamSummary {
+    private func finishRun(sink: any FrameSink, complete: Bool) throws -> StreamSummary {
         try finish { try sink.frame($0) }
-        let s = summary()
+        var s = summary()
+        s.complete = complete
         try sink.end(s)
         return s
     }

@@ -6,7 +6,7 @@ public struct SettingError: Error, Equatable, Sendable {
         case rate, channels, fps, window, bands, fftSize, fmin, fmax
         /// The loudness target (LUFS).
         case target
-        /// The sample rate, as loudness measurement (libebur128) needs it.
+        /// The sample rate, as loudness measurement needs it.
         case loudnessRate
     }
 

@@ -90,6 +90,10 @@ public struct Waveform: Sendable, Equatable {
     public var floorDb: Double
     public var rmsDb: [Double]
     public var peakDb: [Double]
+    /// How far the reading got when a stop signal cut it short (the bars past that point read
+    /// -160); nil when the input was read to its end.
+    public var framesRead: Int?
+    public var complete: Bool { framesRead == nil }
 
     public var bars: Int { rmsDb.count }
     public var duration: Double { rate > 0 ? Double(frames) / Double(rate) : 0 }

@@ -3,7 +3,7 @@
 public enum WaveformRenderer {
     /// `{"version":1,"rate":..,"channels":..,"frames":F,"duration":..,"bars":N,"floor_db":..,
     /// "rms_db":[..],"peak_db":[..],"levels":[..]}` and a newline; with `file` (many-file runs)
-    /// also `"file"`.
+    /// also `"file"`; `"complete":false` when the reading was cut short.
     public static func json(_ w: Waveform, file: String? = nil) -> String {
         let b = JSONLineBuilder()
         b.byte(UInt8(ascii: "{"))
@@ -18,6 +18,7 @@ public enum WaveformRenderer {
         b.field("peak_db", w.peakDb, decimals: 2)
         b.field("levels", w.levels, decimals: 4)
         if let file { b.field("file", file) }
+        if !w.complete { b.field("complete", false) }
         b.raw("}\n")
         return String(decoding: b.bytes, as: UTF8.self)
     }

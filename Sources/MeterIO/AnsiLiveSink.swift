@@ -2,12 +2,15 @@ import MeterCore
 
 /// The live ANSI meter on a terminal: draws each frame in one write on the alternate screen,
 /// follows resizes (SIGWINCH), shows outages and the recording (REC, file, recorded time),
-/// reads q and Esc from a terminal on stdin (`Terminal.readKeys`, as `play` does), and
-/// restores the terminal when it ends.
+/// reads q and Esc from a terminal on stdin, and restores the terminal when it ends. The
+/// terminal is held through a `TerminalScreen` (as `play` holds it), which job control can
+/// suspend and resume from another thread; after a resume the next call redraws whole.
 ///
 /// `restore()` is idempotent; the CLI also calls it on every error path.
 public final class AnsiLiveSink: LiveStatusSink {
     private let output: FileDescriptorOutput
+    /// The terminal while the meter runs (stdin read for keys when there is an `onQuit`).
+    public let screen: TerminalScreen
     private var renderer: AnsiMeterRenderer
     private var info: StreamInfo?
     private var active = false
@@ -19,16 +22,18 @@ public final class AnsiLiveSink: LiveStatusSink {
     /// The file of a plain (not split, not triggered) recording: REC for the whole run.
     public var recordingFile: String?
     /// Called when q or Esc is pressed (the CLI stops the run, as on Ctrl-C).
-    public var onQuit: (() -> Void)?
-    private var readsKeys = false
+    private let onQuit: (() -> Void)?
 
     /// Says (once) whether the terminal was resized since the last call.
     private let takeResize: () -> Bool
 
-    /// `takeResize` reports a resize once (the CLI passes its SIGWINCH flag).
-    public init(output: FileDescriptorOutput, takeResize: @escaping () -> Bool) {
+    /// `takeResize` reports a resize once (the CLI passes its SIGWINCH flag); `onQuit`, when
+    /// given, is called for q or Esc read from a terminal on stdin.
+    public init(output: FileDescriptorOutput, takeResize: @escaping () -> Bool, onQuit: (() -> Void)? = nil) {
         self.output = output
         self.takeResize = takeResize
+        self.onQuit = onQuit
+        screen = TerminalScreen(output: output, readsKeys: onQuit != nil)
         let size = Terminal.size(fd: output.fd) ?? (80, 24)
         renderer = AnsiMeterRenderer(width: size.columns, height: size.rows,
                                      color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
@@ -37,11 +42,7 @@ public final class AnsiLiveSink: LiveStatusSink {
     public func start(_ info: StreamInfo) throws {
         self.info = info
         active = true
-        if onQuit != nil && Terminal.isTerminal(0) {
-            Terminal.enterRawMode()
-            readsKeys = true
-        }
-        try output.write(Array(AnsiMeterRenderer.enter.utf8))
+        try screen.enter()
         // Draw the empty meter at once: a quiet source may take a while to deliver a frame.
         if let f = emptyFrame() { try draw(f, now: monotonicSeconds()) }
     }
@@ -103,20 +104,19 @@ public final class AnsiLiveSink: LiveStatusSink {
     public func restore() {
         guard active else { return }
         active = false
-        if readsKeys {
-            Terminal.leaveRawMode()
-            readsKeys = false
-        }
-        try? output.write(Array(AnsiMeterRenderer.leave.utf8))
+        screen.leave()
     }
 
     private func pollKeys() {
-        guard readsKeys, Terminal.readKeys().contains(.quit) else { return }
+        guard screen.readKeys().contains(.quit) else { return }
         onQuit?()
     }
 
+    /// True when the meter must be drawn whole at a new size: a resize, or a resume after a
+    /// stop (the terminal may have changed size meanwhile).
     private func followResize() -> Bool {
-        guard takeResize(), let size = Terminal.size(fd: output.fd) else { return false }
+        let resumed = screen.takeRedraw()
+        guard takeResize() || resumed, let size = Terminal.size(fd: output.fd) else { return resumed }
         renderer.width = size.columns
         renderer.height = size.rows
         return true
@@ -140,6 +140,6 @@ public final class AnsiLiveSink: LiveStatusSink {
         } else {
             status.waiting = recordingIdleStatus
         }
-        try output.write(Array(renderer.render(frame, info: info, status: status).utf8))
+        try screen.draw(renderer.render(frame, info: info, status: status))
     }
 }

@@ -14,7 +14,9 @@ import MeterCore
 ///   `-flush_packets 1`): a moov up front and a fragment every half second, so a recording cut
 ///   off at any moment plays up to its last fragment. .aac is ADTS, a stream of frames.
 /// - `framesWritten` counts the frames handed to ffmpeg once its clean exit (status 0) has
-///   acknowledged them; until then, and when it fails, it is 0.
+///   acknowledged them; until then 0. When ffmpeg fails (a full disk), it is what the file is
+///   known to hold: the complete fragments (ADTS frames) read back from the file through our
+///   own descriptor (`AACFileLength`), less the encoder's priming, at most what was handed over.
 /// - If pulsemeter itself is killed, ffmpeg (in its own process group) sees the end of its
 ///   input and finishes the file.
 public final class FFmpegEncoderWriter: RecordingWriter {
@@ -24,6 +26,10 @@ public final class FFmpegEncoderWriter: RecordingWriter {
     private let channels: Int
     private var child: ChildProcess?
     private var failure: OutputError?
+    /// Our descriptor of the file (ffmpeg has its own copy), to read back what it holds.
+    private let fd: Int32
+    private let rate: Int
+    private let adts: Bool
 
     /// The ffmpeg arguments (after argv[0]) for `format`, writing to stdout.
     static func arguments(_ format: RecordingFormat) -> [String] {
@@ -41,19 +47,41 @@ public final class FFmpegEncoderWriter: RecordingWriter {
     }
 
     /// Starts ffmpeg writing to `fd`, the file `RecordingFormat.openWriter` created for `path`
-    /// (closed here: ffmpeg holds its own copy); exit 73 when ffmpeg cannot be started.
+    /// (owned from here on: ffmpeg writes to its own copy, this one reads back); exit 73 when
+    /// ffmpeg cannot be started.
     init(fd: Int32, path: FilePath, format: RecordingFormat, ffmpeg: String) throws(OutputError) {
         self.path = path
+        self.fd = fd
         channels = format.channels
-        defer { Glibc.close(fd) }
+        rate = format.rate
+        adts = format.fileExtension == "aac"
         do {
             child = try ChildProcess(executable: ffmpeg, arguments: Self.arguments(format), stdin: .pipe, stdout: .descriptor(fd))
         } catch {
+            Glibc.close(fd)
             throw OutputError.encoderDidNotStart(path, program: ffmpeg, reason: error.reason)
         }
     }
 
-    deinit { _ = try? close() }
+    deinit {
+        _ = try? close()
+        Glibc.close(fd)
+    }
+
+    /// The captured frames the file holds after ffmpeg failed: its complete fragments (or
+    /// ADTS frames) less the encoder's priming, at most the frames handed over.
+    private func framesInFile() -> Int {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return 0 }
+        let read = { [fd] (offset: Int, count: Int) -> [UInt8] in
+            var bytes = [UInt8](repeating: 0, count: count)
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+            return Array(bytes.prefix(max(0, n)))
+        }
+        let size = Int(st.st_size)
+        let held = adts ? AACFileLength.adts(size: size, read: read) : AACFileLength.fragmentedMP4(size: size, rate: rate, read: read)
+        return min(handedOver, max(0, (held ?? 0) - AACFileLength.frameSize))
+    }
 
     /// What ffmpeg said or how it ended, for an error message.
     private func encoderReport(_ child: ChildProcess, _ end: ChildProcess.Termination) -> String {
@@ -77,6 +105,7 @@ public final class FFmpegEncoderWriter: RecordingWriter {
         }
         child.closeStdin()
         let end = child.wait()
+        framesWritten = framesInFile()
         let e = OutputError.encoderStopped(path, report: encoderReport(child, end))
         failure = e
         throw e
@@ -90,6 +119,7 @@ public final class FFmpegEncoderWriter: RecordingWriter {
         let end = child.wait()
         self.child = nil
         guard end.isCleanExit else {
+            framesWritten = framesInFile()
             let e = OutputError.encoderDidNotFinish(path, report: encoderReport(child, end))
             failure = e
             throw e

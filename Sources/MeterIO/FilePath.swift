@@ -59,12 +59,6 @@ public struct FilePath: Sendable, Hashable, CustomStringConvertible {
         return withCString { lstat($0, &st) } == 0
     }
 
-    /// True when the name is a directory itself (`lstat(2)`: a symbolic link to one is a link).
-    public var isDirectory: Bool {
-        var st = stat()
-        return withCString { lstat($0, &st) } == 0 && (st.st_mode & S_IFMT) == S_IFDIR
-    }
-
     /// Checks an input path before a decoder sees it, so that missing, unreadable and directory
     /// paths get their own `InputError` with the system's reason (`stat(2)`, `access(2)`),
     /// which the CLI words as exit 66.

@@ -88,7 +88,10 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// Outages survived, each with the captured-frame position where it happened: the
     /// analysis emits a gap line once it has processed the frames before it, so the line
     /// always sits between the frames captured before and after the outage.
-    private let gaps = Mutex<[(pos: Int, gap: StreamGap)]>([])
+    private let gaps = Mutex<[StreamGap]>([])
+    /// How many times the process has been continued after a stop (job control): the capture
+    /// thread measures what each stop cost (`StopLossEstimator`).
+    private let continuations: @Sendable () -> Int
     /// True while the capture thread waits for the server to come back (`reconnect`).
     public let inOutage = Atomic<Bool>(false)
 
@@ -105,9 +108,14 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// Connects to the server (`PulseError`) then creates the recording, before anything is
     /// captured. Cancelling `cancellation` ends `run` as a stop request does: the frames
     /// captured so far are analysed, the recording is finished, the end line is written.
-    public init(options: LiveOptions, cancellation: Cancellation = Cancellation()) throws {
+    ///
+    /// `continuations` counts the continues after a stop (the CLI passes its SIGCONT count);
+    /// audio the server could not hold while stopped becomes a gap line (`.stopped`).
+    public init(options: LiveOptions, cancellation: Cancellation = Cancellation(),
+                continuations: @escaping @Sendable () -> Int = { 0 }) throws {
         self.options = options
         self.cancellation = cancellation
+        self.continuations = continuations
         let s = options.settings
         // The container is checked first (a usage error), the file created only once the
         // server answered (no empty file left behind when it does not).
@@ -138,6 +146,9 @@ public final class LiveMeterSession: @unchecked Sendable {
         recorderBatch = max(1, min(recordSlots / 4, Int(0.25 / seconds)))
     }
 
+    /// Wakes the analysis for a call to the sink even without audio (a redraw after a resume).
+    public func nudge() { meter.nudgeConsumer() }
+
     private var shouldStop: Bool { cancellation.isCancelled || internalStop.load(ordering: .acquiring) }
 
     private func fail(_ e: Error) {
@@ -159,6 +170,8 @@ public final class LiveMeterSession: @unchecked Sendable {
         }
         var pos = 0
         let limit = options.durationFrames ?? Int.max
+        var stops = StopLossEstimator(rate: s.rate, chunkSeconds: Double(chunkFrames) / Double(s.rate))
+        var seenContinues = continuations()
         while !shouldStop && pos < limit {
             let frames = min(chunkFrames, limit - pos)
             do {
@@ -172,7 +185,20 @@ public final class LiveMeterSession: @unchecked Sendable {
                     break
                 }
                 guard reconnectAfterLoss(at: pos) else { break }
+                stops.reset()
                 continue
+            }
+            let continues = continuations()
+            if continues != seenContinues {
+                seenContinues = continues
+                stops.continued()
+            }
+            if let loss = stops.read(endingAt: pos + frames, at: monotonicSeconds()) {
+                let toUnix = unixSeconds() - monotonicSeconds()
+                gaps.withLock {
+                    $0.append(StreamGap(pos: loss.pos, startTs: loss.stoppedAt + toUnix, endTs: loss.continuedAt + toUnix,
+                                        seconds: Double(loss.frames) / Double(s.rate), reason: .stopped))
+                }
             }
             if abandoned.load(ordering: .acquiring) { break }
             let chunk = UnsafeBufferPointer(start: scratch, count: frames * s.channels)
@@ -208,7 +234,7 @@ public final class LiveMeterSession: @unchecked Sendable {
                                         rate: options.settings.rate, channels: options.settings.channels,
                                         fragmentFrames: chunkFrames) {
                 stream = s
-                gaps.withLock { $0.append((pos, StreamGap(startTs: start, endTs: unixSeconds()))) }
+                gaps.withLock { $0.append(StreamGap(pos: pos, startTs: start, endTs: unixSeconds())) }
                 return true
             }
             pause.wait(seconds: delay)  // the back-off; a stop request ends it at once
@@ -274,8 +300,7 @@ public final class LiveMeterSession: @unchecked Sendable {
     @discardableResult
     public func run(sink: any FrameSink, transform: (any PowerSpectrumTransform)?) throws -> StreamSummary {
         let s = options.settings
-        let pipeline = try MeterPipeline(settings: s, transform: transform, clock: unixSeconds,
-                                         loudnessReference: s.loudness ? EBUR128Loudness(rate: s.rate, channels: s.channels, live: true) : nil)
+        let pipeline = try MeterPipeline(settings: s, transform: transform, clock: unixSeconds)
         if let end = options.durationFrames { pipeline.expectEnd(at: end) }
         var sinkError: Error?
         do { try sink.start(pipeline.streamInfo(source: sourceName, live: true)) } catch {
@@ -325,7 +350,7 @@ public final class LiveMeterSession: @unchecked Sendable {
         func emitGaps(upTo bound: Int) {
             let due = gaps.withLock { g -> [StreamGap] in
                 defer { g.removeAll { $0.pos <= bound } }
-                return g.filter { $0.pos <= bound }.map(\.gap)
+                return g.filter { $0.pos <= bound }
             }
             for g in due { guarded { try sink.gap(g) } }
         }

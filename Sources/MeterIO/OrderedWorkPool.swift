@@ -8,12 +8,14 @@ import Glibc
 /// `workers` more jobs instead of idling (short files behind a long one), then wait; they never
 /// pile up.
 ///
-/// `next` is called under the pool's lock, one call at a time, from the worker threads (it may
-/// block reading a list from stdin). `deliver` runs on the caller's thread, outside the lock;
+/// `next` is called from the worker threads one call at a time, under a lock of its own and
+/// outside the pool's (it may block reading a list from stdin: a stalled list never holds back
+/// the delivery of finished jobs). `deliver` runs on the caller's thread, outside the locks;
 /// its first error stops the hand-out of new jobs, waits for the running ones, and is rethrown.
 ///
-/// One `pthread_mutex_t` and one `pthread_cond_t` (`pthread_cond_wait`/`_broadcast`): the
-/// waits are on conditions of the shared state, which ThreadSanitizer also understands.
+/// One `pthread_mutex_t` and one `pthread_cond_t` (`pthread_cond_wait`/`_broadcast`) for the
+/// shared state, whose waits are on its conditions (which ThreadSanitizer also understands),
+/// and one more mutex that makes the `next` calls one at a time, in position order.
 public enum OrderedWorkPool {
     /// - Parameters:
     ///   - workers: threads, at least 1; twice that is the most jobs taken and not yet delivered.
@@ -65,9 +67,11 @@ public enum OrderedWorkPool {
 
     /// The pool's state behind its one mutex and condition, shared by the workers and the caller.
     private final class Shared<Job, Output>: @unchecked Sendable {
-        // Sendable by its mutex: every field below is read and written with `mutex` held.
+        // Sendable by its mutexes: `taken` is read and written with `listMutex` held, every
+        // other field below with `mutex` held.
         private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        private let listMutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         private var taken = 0
         private var outstanding = 0  // taken and not yet delivered
         private var exhausted = false
@@ -78,13 +82,16 @@ public enum OrderedWorkPool {
         init() {
             pthread_mutex_init(mutex, nil)
             pthread_cond_init(changed, nil)
+            pthread_mutex_init(listMutex, nil)
         }
 
         deinit {
             pthread_cond_destroy(changed)
             pthread_mutex_destroy(mutex)
+            pthread_mutex_destroy(listMutex)
             mutex.deallocate()
             changed.deallocate()
+            listMutex.deallocate()
         }
 
         private func locked<R>(_ body: () -> R) -> R {
@@ -94,19 +101,32 @@ public enum OrderedWorkPool {
         }
 
         /// A worker's next job and its position; nil when there is none (the worker exits).
+        /// A place among the outstanding jobs is taken first, under the pool's lock; then
+        /// `next` is asked under the list's lock only.
         func take(limit: Int, shouldStop: () -> Bool, next: () -> Job?) -> (Int, Job)? {
-            locked {
+            let reserved = locked { () -> Bool in
                 while outstanding >= limit && !exhausted && !cancelled { pthread_cond_wait(changed, mutex) }
-                if !exhausted && !cancelled && !shouldStop(), let job = next() {
-                    defer { taken += 1 }
-                    outstanding += 1
-                    return (taken, job)
+                guard !exhausted && !cancelled && !shouldStop() else { return false }
+                outstanding += 1
+                return true
+            }
+            var job: (Int, Job)?
+            if reserved {
+                pthread_mutex_lock(listMutex)
+                if !shouldStop(), let j = next() {
+                    job = (taken, j)
+                    taken += 1
                 }
+                pthread_mutex_unlock(listMutex)
+            }
+            if let job { return job }
+            locked {
+                if reserved { outstanding -= 1 }
                 exhausted = true
                 workersDone += 1
                 pthread_cond_broadcast(changed)
-                return nil
             }
+            return nil
         }
 
         func finish(_ position: Int, _ job: Job, _ output: Output) {

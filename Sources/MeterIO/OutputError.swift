@@ -12,6 +12,9 @@ public enum OutputError: Error, Equatable, Sendable {
     case cannotFinishRecording(FilePath, reason: String)
     /// The recording's name appeared after the command line checked it; it was not touched.
     case recordingExists(FilePath)
+    /// The name is a directory, FIFO, device or socket, which is never replaced (nor, for a
+    /// recording, written into); it was not touched.
+    case cannotReplace(FilePath, kind: NewFile.Kind)
     /// Every numbered name of a split or voice-activated recording is taken.
     case noFreeName(pattern: FilePath)
     /// The disk fell behind the capture for longer than the recorder's buffer holds.

@@ -23,6 +23,10 @@ public final class PlaybackSession: @unchecked Sendable {
     private let sink: any FrameSink
 
     private let paused = Atomic<Bool>(false)
+    /// Paused by `holdWhileStopped` (not by the user): `releaseAfterStop` plays on.
+    private let heldForStop = Atomic<Bool>(false)
+    /// Signalled by the audio thread once a pause has flushed the stream.
+    private let pauseTaken = Wakeup()
     private let seekDelta = Atomic<Int>(0)       // frames to move by, applied by the audio thread
     private let stopFlag = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
@@ -50,8 +54,7 @@ public final class PlaybackSession: @unchecked Sendable {
         s.rate = reader.rate
         s.channels = reader.channels
         pipeline = try MeterPipeline(settings: s, transform: s.bands > 0 ? FFTWPowerSpectrum(size: s.fftSize) : nil,
-                                     clock: unixSeconds,
-                                     loudnessReference: s.loudness ? EBUR128Loudness(rate: s.rate, channels: s.channels, live: true) : nil)
+                                     clock: unixSeconds)
         stream = try PulseStream(direction: .playback, device: device, rate: reader.rate, channels: reader.channels,
                                  name: "pulsemeter play", latencyMs: 50)
         self.sink = sink
@@ -70,6 +73,22 @@ public final class PlaybackSession: @unchecked Sendable {
 
     public func togglePause() {
         _ = paused.logicalXor(true, ordering: .acquiringAndReleasing)
+        unpaused.signal()
+    }
+
+    /// Job control: pauses before the process stops (otherwise the server plays out what it
+    /// holds, then underruns), waiting briefly for the audio thread to silence the stream.
+    public func holdWhileStopped() {
+        guard !paused.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        heldForStop.store(true, ordering: .releasing)
+        unpaused.signal()
+        pauseTaken.wait(seconds: 0.2)  // a write blocked on a full buffer ends within ~50 ms
+    }
+
+    /// After a continue: plays on if `holdWhileStopped` paused it.
+    public func releaseAfterStop() {
+        guard heldForStop.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        paused.store(false, ordering: .releasing)
         unpaused.signal()
     }
 
@@ -123,6 +142,7 @@ public final class PlaybackSession: @unchecked Sendable {
                     if !wasPaused {
                         stream.flush()  // silence now, not after the buffer drains
                         wasPaused = true
+                        if heldForStop.load(ordering: .acquiring) { pauseTaken.signal() }
                     }
                     unpaused.wait()  // asleep until resumed, moved, stopped or cancelled
                     continue

@@ -81,7 +81,14 @@ public final class PulseStream: @unchecked Sendable {
         func open() {
             var err: Int32 = 0
             let dir: pa_stream_direction_t = direction == .record ? PA_STREAM_RECORD : PA_STREAM_PLAYBACK
-            let h = pa_simple_new(nil, "pulsemeter", dir, device, name, &spec, nil, &attr, &err)
+            // The server's default channel map covers 1 to 6 channels; wider specs get the WAVE
+            // order, then auxiliary channels (`pa_channel_map_init_extend`), or the stream is
+            // refused with "Invalid argument".
+            var map = pa_channel_map()
+            let wide = spec.channels > 6
+            if wide { pa_channel_map_init_extend(&map, UInt32(spec.channels), PA_CHANNEL_MAP_WAVEEX) }
+            let h = wide ? pa_simple_new(nil, "pulsemeter", dir, device, name, &spec, &map, &attr, &err)
+                         : pa_simple_new(nil, "pulsemeter", dir, device, name, &spec, nil, &attr, &err)
             let keep = state.withLock { s -> Bool in
                 if s.abandoned { return false }
                 s.outcome = h.map { .opened($0) } ?? .failed(err)

@@ -62,7 +62,7 @@ public final class RawPCMReader: SampleBlockSource {
         // live source (parec) is metered as it arrives.
         while !atEnd {
             let n = SystemCall.retryingInterrupted({ Glibc.read(fd, bytes + have, want - have) },
-                                                   giveUp: { cancellation?.isCancelled ?? false })
+                                                   giveUp: { SystemCall.stopRequested(cancellation) })
             if n < 0 {
                 if errno == EINTR { atEnd = true; break }
                 throw InputError.readFailed(name: name, reason: errnoText())

@@ -42,7 +42,7 @@ public final class RawPCMSpool: AudioFileSource {
         defer { buffer.deallocate() }
         while true {
             let n = SystemCall.retryingInterrupted({ Glibc.read(input, buffer, block) },
-                                                   giveUp: { cancellation?.isCancelled ?? false })
+                                                   giveUp: { SystemCall.stopRequested(cancellation) })
             if n < 0 {
                 if errno == EINTR { break }  // given up: stopped
                 let e = errno

@@ -149,33 +149,41 @@ public struct RecordingFormat: Sendable {
         }
     }
 
-    /// Creates the file at `path` in this format (exit 73 when it cannot be created). Every
-    /// recorder opens its files here, one call per file.
+    /// Creates the file at `path` in this format, replacing a regular file or symbolic link of
+    /// that name (never what a link points at; a directory, FIFO, device or socket is refused):
+    /// exit 73 when it cannot be created. For `--force`.
     public func openWriter(path: FilePath) throws(OutputError) -> any RecordingWriter {
-        try open(path, exclusively: false)!
+        try open(path, existing: .replace)!
     }
 
-    /// Creates `path` in this format only if no file of that name exists (one `open` with
-    /// `O_CREAT|O_EXCL`, so nothing is ever overwritten): nil when the name is taken, exit 73
-    /// when it cannot be created. For recorders that number their files (split, takes).
+    /// Creates `path` in this format only if nothing has that name (`O_CREAT|O_EXCL`, so
+    /// nothing is ever overwritten): nil when the name is taken, exit 73 when it cannot be
+    /// created. For recordings without `--force` and those that number their files.
     public func openNewWriter(path: FilePath) throws(OutputError) -> (any RecordingWriter)? {
-        try open(path, exclusively: true)
+        try open(path, existing: .keep)
     }
 
-    private func open(_ path: FilePath, exclusively: Bool) throws(OutputError) -> (any RecordingWriter)? {
-        let flags = O_RDWR | O_CREAT | O_CLOEXEC | (exclusively ? O_EXCL : O_TRUNC)
-        let fd = path.withCString { Glibc.open($0, flags, 0o666) }
-        if fd < 0 {
-            if exclusively && errno == EEXIST { return nil }
-            throw OutputError.cannotCreateRecording(path, reason: errnoText())
-        }
+    /// Every recording file is made here, one call per file, through `NewFile`: the writer
+    /// gets the descriptor (libsndfile's `sf_open_fd`, ffmpeg's stdout), and a replaced file
+    /// takes the name only once its writer has started.
+    private func open(_ path: FilePath, existing: NewFile.Existing) throws(OutputError) -> (any RecordingWriter)? {
+        let file: NewFile
         do {
-            switch kind {
-            case .ffmpegAAC(let ffmpeg): return try FFmpegEncoderWriter(fd: fd, path: path, format: self, ffmpeg: ffmpeg)
-            case .headerPCM, .losslessStream, .lossyStream: return try SoundFileWriter(fd: fd, path: path, format: self)
-            }
+            file = try NewFile.create(path, existing: existing)
         } catch {
-            _ = path.withCString { unlink($0) }  // the empty file this call created
+            if error == .exists { return nil }
+            throw error.outputError(path, recording: true)
+        }
+        do throws(OutputError) {
+            let writer: any RecordingWriter
+            switch kind {
+            case .ffmpegAAC(let ffmpeg): writer = try FFmpegEncoderWriter(fd: file.fd, path: path, format: self, ffmpeg: ffmpeg)
+            case .headerPCM, .losslessStream, .lossyStream: writer = try SoundFileWriter(fd: file.fd, path: path, format: self)
+            }
+            do { try file.commit() } catch { throw error.outputError(path, recording: true) }
+            return writer
+        } catch {
+            file.discard()  // what this call created; a file being replaced keeps its name
             throw error
         }
     }

@@ -3,63 +3,124 @@ import MeterCore
 import Synchronization
 
 /// Process signals as flags: handlers only store into atomics and post a semaphore
-/// (`sem_post(3)`, async-signal-safe); a watcher thread blocked in `sem_wait(3)` turns a stop
-/// signal into `Cancellation.cancel()` for every run registered with `cancelOnStop`, so the
-/// layers below see an ordinary cancellation and never read these flags themselves.
+/// (`sem_post(3)`, async-signal-safe); a watcher thread blocked in `sem_wait(3)` acts on them
+/// outside the handler:
+/// - SIGINT, SIGTERM and SIGHUP (the terminal closed) become `Cancellation.cancel()` for every
+///   run registered with `cancelOnStop`, so the layers below see an ordinary cancellation and
+///   never read these flags themselves;
+/// - SIGTSTP (Ctrl-Z), handled only while a full-screen view is registered with
+///   `handleJobControl`: the view gives the terminal back, then the process stops itself with
+///   the default action (`raise(3)`), so the shell sees an ordinary stopped job;
+/// - SIGCONT: counted (`continuations`, for measuring what a stop cost) and passed to the
+///   registered view, which takes the terminal again.
 /// Installed with `sigaction(2)`; SIGPIPE is ignored so a closed reader shows up as EPIPE.
 public enum Signals {
-    /// The signal that asked to stop (SIGINT or SIGTERM), or 0.
+    /// The signal that asked to stop (SIGINT, SIGTERM or SIGHUP), or 0.
     public static var stopSignal: Int32 { stopFlag.load(ordering: .acquiring) }
     public static var stopRequested: Bool { stopSignal != 0 }
 
     /// True once since the last call when the terminal was resized (SIGWINCH).
     public static func takeResize() -> Bool { resizeFlag.exchange(false, ordering: .acquiringAndReleasing) }
 
+    /// How many times the process was continued after a stop (SIGCONT) so far.
+    @Sendable public static func continuations() -> Int { continueCount.load(ordering: .acquiring) }
+
     /// Ignores SIGPIPE (`signal(2)`), so writes to a closed pipe fail with EPIPE instead.
     public static func ignorePipe() { signal(SIGPIPE, SIG_IGN) }
 
-    /// Installs the SIGINT/SIGTERM stop handler and the SIGWINCH resize handler.
+    /// Installs the stop handler (SIGINT, SIGTERM, SIGHUP), the SIGWINCH resize handler and the
+    /// SIGCONT counter.
     public static func installStopHandlers() {
         _ = stopFlag.load(ordering: .relaxed)   // initialize the globals before any handler runs
         _ = resizeFlag.load(ordering: .relaxed)
-        _ = stopSemaphore
-        install(SIGINT) { sig in
-            stopFlag.store(sig, ordering: .releasing)
-            sem_post(stopSemaphore)
-        }
-        install(SIGTERM) { sig in
-            stopFlag.store(sig, ordering: .releasing)
-            sem_post(stopSemaphore)
+        _ = continueCount.load(ordering: .relaxed)
+        _ = terminalStop.load(ordering: .relaxed)
+        _ = signalSemaphore
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            install(sig) { sig in
+                stopFlag.store(sig, ordering: .releasing)
+                sem_post(signalSemaphore)
+            }
         }
         install(SIGWINCH) { _ in resizeFlag.store(true, ordering: .releasing) }
+        install(SIGCONT) { _ in
+            continueCount.add(1, ordering: .releasing)
+            sem_post(signalSemaphore)
+        }
         // A parent may hand down a mask that blocks these (Foundation's Process launched from a
         // worker thread does); a meter that ignored Ctrl-C and SIGTERM would never finish.
-        var set = sigset_t()
-        sigemptyset(&set)
-        for sig in [SIGINT, SIGTERM, SIGWINCH] { sigaddset(&set, sig) }
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        unblock([SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGCONT])
     }
 
-    /// Cancels `cancellation` on SIGINT or SIGTERM (at once if one already came). Needs
-    /// `installStopHandlers()`; starts the watcher thread on first use.
+    /// Cancels `cancellation` on SIGINT, SIGTERM or SIGHUP (at once if one already came).
+    /// Needs `installStopHandlers()`; starts the watcher thread on first use.
     public static func cancelOnStop(_ cancellation: Cancellation) throws {
-        let startWatcher = watched.withLock { list -> Bool in
-            list.append(cancellation)
-            return !watcherStarted.exchange(true, ordering: .acquiringAndReleasing)
+        watched.withLock { $0.append(cancellation) }
+        try startWatcher()
+        if stopRequested { cancelWatched() }
+    }
+
+    /// Handles Ctrl-Z (SIGTSTP) through `view` from now on: the view suspends, the process
+    /// stops; on SIGCONT the view resumes. Needs `installStopHandlers()`.
+    public static func handleJobControl(_ view: JobControl) throws {
+        jobControl.withLock { $0 = view }
+        try startWatcher()
+        installTerminalStop()
+        unblock([SIGTSTP])
+    }
+
+    /// Back to the default Ctrl-Z (the view is gone: stop at once, nothing to restore).
+    public static func endJobControl() {
+        signal(SIGTSTP, SIG_DFL)
+        jobControl.withLock { $0 = nil }
+    }
+
+    private static func installTerminalStop() {
+        install(SIGTSTP) { _ in
+            terminalStop.store(true, ordering: .releasing)
+            sem_post(signalSemaphore)
         }
-        if startWatcher {
-            try OSThread.spawn(role: "pm-signals") {
-                while true {
-                    if sem_wait(stopSemaphore) != 0 { continue }  // EINTR
-                    let due = watched.withLock { list -> [Cancellation] in defer { list.removeAll() }; return list }
-                    for c in due { c.cancel() }
+    }
+
+    /// Stops the process as Ctrl-Z would have (`raise(SIGTSTP)` with the default action), and
+    /// returns once it is continued, with the handler back in place.
+    private static func stopProcess() {
+        signal(SIGTSTP, SIG_DFL)
+        unblock([SIGTSTP])  // on this thread, so the stop happens inside raise
+        raise(SIGTSTP)
+        if jobControl.withLock({ $0 != nil }) { installTerminalStop() }
+    }
+
+    private static func startWatcher() throws {
+        guard !watcherStarted.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        try OSThread.spawn(role: "pm-signals") {
+            var seenContinues = continueCount.load(ordering: .acquiring)
+            while true {
+                if sem_wait(signalSemaphore) != 0 { continue }  // EINTR
+                if stopRequested { cancelWatched() }
+                if terminalStop.exchange(false, ordering: .acquiringAndReleasing) {
+                    jobControl.withLock { $0 }?.suspend()
+                    stopProcess()
+                }
+                let continues = continueCount.load(ordering: .acquiring)
+                if continues != seenContinues {
+                    seenContinues = continues
+                    jobControl.withLock { $0 }?.resume()
                 }
             }
         }
-        if stopRequested {
-            let due = watched.withLock { list -> [Cancellation] in defer { list.removeAll() }; return list }
-            for c in due { c.cancel() }
-        }
+    }
+
+    private static func cancelWatched() {
+        let due = watched.withLock { list -> [Cancellation] in defer { list.removeAll() }; return list }
+        for c in due { c.cancel() }
+    }
+
+    private static func unblock(_ signals: [Int32]) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in signals { sigaddset(&set, sig) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     private static func install(_ sig: Int32, _ handler: @convention(c) (Int32) -> Void) {
@@ -73,10 +134,14 @@ public enum Signals {
 
 private let stopFlag = Atomic<Int32>(0)
 private let resizeFlag = Atomic<Bool>(false)
+private let continueCount = Atomic<Int>(0)
+/// Set by the SIGTSTP handler, taken by the watcher.
+private let terminalStop = Atomic<Bool>(false)
 private let watcherStarted = Atomic<Bool>(false)
 private let watched = Mutex<[Cancellation]>([])
-/// Posted by the stop handlers, waited on by the watcher thread (`sem_init(3)`, process-private).
-nonisolated(unsafe) private let stopSemaphore: UnsafeMutablePointer<sem_t> = {
+private let jobControl = Mutex<JobControl?>(nil)
+/// Posted by the handlers, waited on by the watcher thread (`sem_init(3)`, process-private).
+nonisolated(unsafe) private let signalSemaphore: UnsafeMutablePointer<sem_t> = {
     let s = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
     sem_init(s, 0, 0)
     return s

@@ -1,5 +1,6 @@
 import CSndFile
 import Glibc
+import MeterCore
 
 /// libsndfile's failures in our words (`sf_error`, and `errno` for its system errors): its own
 /// strings ("System error : No such file or directory.", "Format not recognised.") are never
@@ -22,6 +23,30 @@ enum SoundFileError {
         }
     }
 
+    /// Why `sf_open` for reading failed, `header` being the file's first bytes and `size` its
+    /// length: a WAV or AIFF that ends before its audio data begins is said to be cut inside
+    /// its header; a system error is `errno`'s text; any other refusal is libsndfile's account
+    /// of the header (never a stale `errno`, which its header checks leave untouched).
+    static func openReason(header: [UInt8], size: Int, savedErrno: Int32) -> String {
+        if let container = DeclaredLength.containerCutInsideHeader(header: header, fileSize: size) {
+            return "the file ends inside its \(container) header, after \(size) bytes, before any audio: it was cut short"
+        }
+        let code = sf_error(nil)
+        switch Int(code) {
+        case SF_ERR_SYSTEM: return savedErrno != 0 ? errnoText(savedErrno) : "a system error"
+        case SF_ERR_MALFORMED_FILE: return "its header is damaged"
+        default: return "its header is damaged (\(libsndfileText(code)))"
+        }
+    }
+
+    /// libsndfile's message for `code`, lowercased, without its "Error :" framing and final dot.
+    static func libsndfileText(_ code: Int32) -> String {
+        var t = Substring(String(cString: sf_error_number(code)).lowercased())
+        if t.hasPrefix("error : ") { t = t.dropFirst(8) }
+        if t.hasSuffix(".") { t = t.dropLast() }
+        return String(t)
+    }
+
     /// The reason for a file whose format libsndfile does not know.
     static let unknownFormat = "not a format libsndfile reads"
 
@@ -33,10 +58,7 @@ enum SoundFileError {
         if lower.contains("lost sync") { return "the FLAC decoder lost sync: what follows is not FLAC frames" }
         if lower.contains("crc") { return "a frame fails its checksum" }
         if lower.contains("unknown error in flac decoder") { return "the FLAC decoder could not read a frame" }
-        var t = Substring(lower)
-        if t.hasPrefix("error : ") { t = t.dropFirst(8) }
-        if t.hasSuffix(".") { t = t.dropLast() }
-        return "the decoder failed (\(t))"
+        return "the decoder failed (\(libsndfileText(code)))"
     }
 
     /// True when the last `sf_open` failed because libsndfile does not know the format or its

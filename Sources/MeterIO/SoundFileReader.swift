@@ -75,12 +75,15 @@ public final class SoundFileReader: AudioFileSource {
         let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         header.removeSubrange(max(0, got)...)
         var info = SF_INFO()
+        errno = 0
         guard let h = sf_open_fd(fd, Int32(SFM_READ), &info, 0) else {
             let savedErrno = errno
+            var st = stat()
+            let size = fstat(fd, &st) == 0 ? Int(st.st_size) : header.count
             close(fd)
-            if SoundFileError.lastOpenWasUnknown { return nil }
-            let reason = SoundFileError.reason(nil, savedErrno: savedErrno)
-            throw InputError.notDecodable(path, reason: reason)
+            let cut = DeclaredLength.containerCutInsideHeader(header: header, fileSize: size) != nil
+            if SoundFileError.lastOpenWasUnknown && !cut { return nil }
+            throw InputError.notDecodable(path, reason: SoundFileError.openReason(header: header, size: size, savedErrno: savedErrno))
         }
         return (h, info, fd, header)
     }

@@ -1,7 +1,7 @@
 import Glibc
 
 /// The controlling terminal: size (`ioctl(TIOCGWINSZ)`), capabilities from the environment,
-/// and raw keyboard mode (`tcgetattr`/`tcsetattr`) for `play`.
+/// and the keyboard's raw mode (`tcgetattr`/`tcsetattr`) for the views that read keys.
 public enum Terminal {
     /// Columns and rows of the terminal on `fd`, or nil when it is not a terminal.
     public static func size(fd: Int32 = 1) -> (columns: Int, rows: Int)? {
@@ -26,14 +26,16 @@ public enum Terminal {
         return ProcessEnvironment.get("TERM") != "dumb"
     }
 
-    /// Saved terminal settings while raw mode is on.
-    nonisolated(unsafe) private static var saved: termios?
-
-    /// Puts stdin in non-canonical, no-echo mode so single keys arrive at once.
-    public static func enterRawMode(fd: Int32 = 0) {
+    /// The terminal settings of `fd` (`tcgetattr(3)`), or nil when it is not a terminal.
+    public static func settings(fd: Int32 = 0) -> termios? {
         var t = termios()
-        guard tcgetattr(fd, &t) == 0 else { return }
-        saved = t
+        return tcgetattr(fd, &t) == 0 ? t : nil
+    }
+
+    /// Puts the terminal on `fd` in non-canonical, no-echo mode so single keys arrive at once,
+    /// starting from `base` (the settings to come back to); `tcsetattr(3)`.
+    public static func makeRaw(from base: termios, fd: Int32 = 0) {
+        var t = base
         t.c_lflag &= ~tcflag_t(ICANON | ECHO)
         withUnsafeMutableBytes(of: &t.c_cc) { cc in
             cc[Int(VMIN)] = 0
@@ -42,11 +44,17 @@ public enum Terminal {
         tcsetattr(fd, TCSANOW, &t)
     }
 
-    /// Restores the settings saved by `enterRawMode`.
-    public static func leaveRawMode(fd: Int32 = 0) {
-        guard var t = saved else { return }
+    /// Puts back settings taken with `settings(fd:)`.
+    public static func restore(_ t: termios, fd: Int32 = 0) {
+        var t = t
         tcsetattr(fd, TCSANOW, &t)
-        saved = nil
+    }
+
+    /// True when this process's group owns the terminal on `fd` (`tcgetpgrp(3)`): a job put
+    /// in the background must not read it (the read would stop it with SIGTTIN).
+    public static func isForeground(fd: Int32 = 0) -> Bool {
+        let owner = tcgetpgrp(fd)
+        return owner >= 0 && owner == getpgrp()
     }
 }
 
@@ -56,8 +64,13 @@ public enum Key: Equatable, Sendable {
 }
 
 extension Terminal {
-    /// Reads the keys waiting on `fd` without blocking (`read(2)` in raw mode with VMIN 0).
+    /// Reads the keys waiting on `fd` without ever blocking: `poll(2)` with no timeout first,
+    /// so a terminal that is not (or no longer) in raw mode cannot hold the caller in `read(2)`
+    /// waiting for a line, and nothing at all while the process is not in the foreground.
     public static func readKeys(fd: Int32 = 0) -> [Key] {
+        guard isForeground(fd: fd) else { return [] }
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 0) == 1, p.revents & Int16(POLLIN) != 0 else { return [] }
         var buf = [UInt8](repeating: 0, count: 64)
         let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 64) }
         guard n > 0 else { return [] }

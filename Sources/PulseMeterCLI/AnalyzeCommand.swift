@@ -10,7 +10,7 @@ enum AnalyzeCommand {
         if ManyFiles.requested(a) { return try runMany(a) }
         _ = try a.requirePositionals(["FILE|-"])
         let input = a.positionalPaths[0]
-        Signals.installStopHandlers()  // Ctrl-C and SIGTERM: finish with the end line, exit 0
+        Signals.installStopHandlers()  // a stop signal: the end line so far ("complete":false), exit 130
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
         let source: any SampleBlockSource
@@ -46,6 +46,10 @@ enum AnalyzeCommand {
         } catch is OutputClosed {
             return 0
         }
+        if summary.complete == false {
+            return Interruption.report(read: summary.pos, of: length(source, limit: limit), rate: settings.rate,
+                                       name: label, what: format == .ndjson ? "end line" : "summary", marked: format == .ndjson)
+        }
         // A damaged or truncated file: said once its end line is out, when all of it was read.
         if let file = source as? SoundFileReader, summary.pos == file.framesRead {
             try InputEnding.report(file)
@@ -61,9 +65,9 @@ extension AnalyzeCommand {
     /// How `meter` lays one source over threads. The computations are the same either way, so
     /// are the numbers, bit for bit (`ManyFilesCLITests` compares them).
     enum Threads {
-        /// Decoding read ahead on its own thread, levels on the caller's, band transforms,
-        /// encoding and output on a third, true peak on its own (a single file, stdin: one
-        /// run gets the machine's cores).
+        /// Decoding read ahead on its own thread, levels and loudness on the caller's, band
+        /// transforms, encoding and output on a third (a single file, stdin: one run gets the
+        /// machine's cores).
         case spread
         /// Everything on the caller's thread: a worker of a many-file run, where the other
         /// cores already run other files and per-file threads would only cost wake-ups.
@@ -77,9 +81,7 @@ extension AnalyzeCommand {
                       cancellation: Cancellation, progress: (line: ProgressLine, label: String)? = nil,
                       threads: Threads = .spread) throws -> StreamSummary {
         let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
-        let loudness = settings.loudness
-            ? try EBUR128Loudness(rate: settings.rate, channels: settings.channels, threaded: threads == .spread) : nil
-        let pipeline = try MeterPipeline(settings: settings, transform: transform, loudnessReference: loudness)
+        let pipeline = try MeterPipeline(settings: settings, transform: transform)
         let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
         if threads == .inline {
             // A many-file run shares one cancellation over all its files; polled between blocks.
@@ -99,11 +101,17 @@ extension AnalyzeCommand {
         readAhead.whenStarved = { background.flush() }
         var outputSink: any FrameSink = background
         if let progress {
-            let declared = (source as? any AudioFileSource).map(\.declaredFrames).flatMap { $0 > 0 ? $0 : nil }
             outputSink = ProgressSink(background, line: progress.line, label: progress.label,
-                                      totalFrames: [declared, limit].compactMap { $0 }.min())
+                                      totalFrames: length(source, limit: limit))
         }
         return try pipeline.run(source: readAhead, sink: outputSink, shouldStop: { cancellation.isCancelled })
+    }
+
+    /// The frames a run of `source` is to read, when known: the file's declared length, or
+    /// `--duration` when that is shorter.
+    static func length(_ source: any SampleBlockSource, limit: Int?) -> Int? {
+        let declared = (source as? any AudioFileSource).map(\.declaredFrames).flatMap { $0 > 0 ? $0 : nil }
+        return [declared, limit].compactMap { $0 }.min()
     }
 
     /// `analyze FILE FILE...`, `--files-from`: each file's end line (with `--frames` all its
@@ -114,20 +122,21 @@ extension AnalyzeCommand {
             throw PulsemeterError(.usage, "--format ansi is not allowed with many files: they give one NDJSON line each; drop --format")
         }
         _ = try MeterOptions.settings(a)  // option values checked once, before any file
-        Signals.installStopHandlers()  // Ctrl-C: the files finished so far are written, exit 0
+        Signals.installStopHandlers()  // a stop signal: the files so far, those cut short marked, exit 130
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
         let frames = a.flag("frames")
         return try ManyFiles.run(a, cancellation: cancellation) { path in
-            ManyFiles.outcome(cancellation, command: "analyze") { warn in
+            ManyFiles.outcome(command: "analyze") { warn in
                 let source = try AudioFile.open(path)
                 let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
                 let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
                 let sink = FileLinesSink(file: path.string, frames: frames)
                 let summary = try meter(source, settings: settings, limit: limit, sink: sink, cancellation: cancellation,
                                         threads: .inline)
-                if let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }
-                return sink.bytes
+                let complete = summary.complete ?? true
+                if complete, let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }
+                return (sink.bytes, complete)
             }
         }
     }

@@ -40,7 +40,7 @@ enum ErrorWording {
     static func setting(_ e: SettingError, raw: String? = nil, isDefault: Bool = false) -> PulsemeterError {
         let value = (raw.map { $0.isEmpty ? "''" : SafeText.terminal($0) } ?? number(e.value)) + (isDefault ? " (the default)" : "")
         if e.setting == .loudnessRate, case .range(let lo, _) = e.allowed {
-            return PulsemeterError(.usage, "--loudness cannot measure a rate of \(value) Hz: libebur128 needs at least \(number(lo)) Hz")
+            return PulsemeterError(.usage, "--loudness cannot measure a rate of \(value) Hz: it needs at least \(number(lo)) Hz")
         }
         let allowed: String
         switch (e.setting, e.allowed) {
@@ -170,6 +170,8 @@ enum ErrorWording {
             return PulsemeterError(.io, "cannot finish the recording \(path) (\(reason))")
         case .recordingExists(let path):
             return PulsemeterError(.cannotCreate, "\(path) exists; it was left as it is (use --force to replace it)")
+        case .cannotReplace(let path, let kind):
+            return PulsemeterError(.cannotCreate, "\(path) is \(ErrorWording.kind(kind)), which pulsemeter never replaces nor writes into; it was left as it is (give the name of a file)")
         case .noFreeName(let pattern):
             return PulsemeterError(.cannotCreate, "cannot find a free file name for \(pattern): a million names are taken")
         case .recordingOverflow(let lost, let written):
@@ -180,6 +182,18 @@ enum ErrorWording {
             return PulsemeterError(.io, "the AAC encoder (ffmpeg) stopped while recording \(path): it \(report); the file holds what it wrote before")
         case .encoderDidNotFinish(let path, let report):
             return PulsemeterError(.io, "the AAC encoder (ffmpeg) failed to finish \(path): it \(report); the file holds what it wrote before")
+        }
+    }
+
+    /// What is at a name that cannot be replaced, as "X is ...".
+    static func kind(_ kind: NewFile.Kind) -> String {
+        switch kind {
+        case .directory: "a directory"
+        case .fifo: "a FIFO (named pipe)"
+        case .characterDevice: "a character device"
+        case .blockDevice: "a block device"
+        case .socket: "a socket"
+        case .unknown: "not a regular file"
         }
     }
 

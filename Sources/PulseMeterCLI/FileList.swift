@@ -3,9 +3,10 @@ import MeterIO
 import Synchronization
 
 /// The files of a many-file run, in list order, cut to a shard; read one at a time by the
-/// worker pool (under its lock), so a list from stdin is streamed, never held whole.
+/// worker pool (one call at a time), so a list from stdin is streamed, never held whole.
 final class FileList: @unchecked Sendable {
-    // Only `OrderedWorkPool`'s `next`, called under the pool's lock, touches the mutable state.
+    // Only `OrderedWorkPool`'s `next`, called one at a time under its list lock, touches the
+    // mutable state.
     private var positionals: ArraySlice<FilePath>
     private let reader: PathListReader?
     private let shard: (index: Int, count: Int)?
@@ -21,7 +22,8 @@ final class FileList: @unchecked Sendable {
     /// A reading error of the list (exit 74), reported after the files read so far.
     var failure: InputError? { failureBox.withLock { $0 } }
 
-    /// The number of files this run will take, when the list's length is known up front.
+    /// The number of files this run will take, when the list's length is known up front (ask
+    /// before the first `next`).
     var total: Int? {
         guard reader == nil || reader!.knownCount != nil else { return nil }
         let all = positionals.count + (reader?.knownCount ?? 0)
@@ -39,13 +41,18 @@ final class FileList: @unchecked Sendable {
         return nil
     }
 
+    /// True once the end of the list was reached (every file of it was handed out), not a
+    /// stop request.
+    private(set) var reachedEnd = false
+
     private func nextOfList() -> FilePath? {
         if let p = positionals.popFirst() { return p }
         do {
-            return try reader?.next()
+            if let p = try reader?.next() { return p }
         } catch {
             failureBox.withLock { $0 = error }
-            return nil
         }
+        reachedEnd = !(reader?.stopped ?? false)
+        return nil
     }
 }

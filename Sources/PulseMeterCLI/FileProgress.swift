@@ -6,10 +6,14 @@ import MeterIO
 /// per second and, with a total, the time left.
 final class FileProgress {
     private let total: Int?
-    private let line = ProgressLine()
+    private let line: ProgressLine
     private var done = 0
 
-    init(total: Int?) { self.total = total }
+    /// `enabled` false: no line at all (else: when stderr is a terminal).
+    init(total: Int?, enabled: Bool = true) {
+        self.total = total
+        line = ProgressLine(enabled: enabled ? nil : false)
+    }
 
     /// One more file delivered.
     func advance() {

@@ -20,8 +20,8 @@ enum Help {
     """
 
     static let loudnessOptions = """
-          --loudness         EBU R128 loudness: lufs_m/lufs_s/lufs_i per frame; lufs_i, lra,
-                             max_lufs_m, max_lufs_s, true_peak_db in the end line
+          --loudness         EBU R128 loudness: lufs_m/lufs_s/lufs_i per frame (live: lra too);
+                             lufs_i, lra, max_lufs_m, max_lufs_s, true_peak_db in the end line
           --target LUFS      a loudness to aim at, -70..0 (implies --loudness): the end line
                              adds target_lufs and gain_db, the meter marks it
 
@@ -41,7 +41,7 @@ enum Help {
 
     Levels: rms_db = 10*log10(mean(x^2)) over the window (a full-scale sine reads -3.01),
     peak_db = 20*log10(max|x|) over each hop; every value is finite and at least -160.0.
-    Loudness (--loudness): EBU R128 / ITU-R BS.1770-4 by libebur128, in LUFS, LU and dBTP.
+    Loudness (--loudness): EBU R128 / ITU-R BS.1770-4, EBU Tech 3342 (2016), in LUFS, LU, dBTP.
 
     exit codes: 0 done or stopped, 64 bad command line, 65 not decodable audio,
     66 input missing or unreadable, 69 PulseAudio unavailable, 73 cannot create output,
@@ -70,6 +70,8 @@ enum Help {
         m4a/AAC, mkv, webm and the rest through ffmpeg when it is on PATH) or raw PCM on stdin
         through the meter, as fast as it decodes. NDJSON gives start,
         frame and end lines; -f ansi gives a summary per channel (and a spectrum with --bands).
+        Stopped by Ctrl-C, SIGTERM or SIGHUP before the end: the end line so far with
+        "complete":false, a line on stderr saying how far it got, exit 130.
 
         options:
         \(meterOptions)      --raw FMT          PCM layout on stdin: s16le, s24le, s32le or f32le
@@ -121,7 +123,7 @@ enum Help {
         options:
           -d, --device NAME      source                                             [server default]
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
-              --force            replace FILE if it exists (without it, exit 73)
+              --force            replace FILE if it exists, a link itself, never its target (else 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
               --split SEC        a new file every SEC of audio (counted in frames): FILE-001.wav, ...
               --trigger DB       voice-activated: a take opens when any channel's RMS rises above DB

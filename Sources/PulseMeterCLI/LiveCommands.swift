@@ -49,8 +49,10 @@ enum LiveCommands {
         // An existing recording is never touched without --force: refused here, before the
         // server is asked anything (the recorder's O_EXCL open covers a file appearing
         // meanwhile; split and trigger number their files instead).
-        if let record, mode == .single, record.isDirectory {
-            throw PulsemeterError(.cannotCreate, "\(record) is a directory; a recording needs a file name, e.g. \(String(record.description.reversed().drop { $0 == "/" }.reversed()))/take.wav")
+        // A directory, FIFO, device or socket is never replaced: said as such with or without
+        // --force (never "exists; use --force" first).
+        if let record, mode == .single, let kind = NewFile.unreplaceable(record) {
+            throw ErrorWording.output(.cannotReplace(record, kind: kind))
         }
         if let record, mode == .single, !a.flag("force"), record.exists {
             throw PulsemeterError(.cannotCreate, "\(record) exists; use --force to replace it")
@@ -63,19 +65,25 @@ enum LiveCommands {
         var options = LiveOptions(device: a.string("device"), settings: settings, durationFrames: limit,
                                   recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate, recordMode: mode)
         options.replaceRecording = a.flag("force")
-        let session = try LiveMeterSession(options: options, cancellation: cancellation)
+        let session = try LiveMeterSession(options: options, cancellation: cancellation,
+                                           continuations: Signals.continuations)
         let sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
         case .ndjson: sink = NDJSONSink(output: output)
         case .ansi:
-            ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize)
-            ansi!.onQuit = { cancellation.cancel() }  // q or Esc: as Ctrl-C
+            ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize,
+                                onQuit: { cancellation.cancel() })  // q or Esc: as Ctrl-C
             if mode == .single { ansi!.recordingFile = record?.string }
             if case .trigger = mode { ansi!.recordingIdleStatus = "waiting for the trigger" }
             sink = ansi!
+            // Ctrl-Z gives the terminal back and stops; fg takes it again and redraws.
+            try Signals.handleJobControl(ansi!.screen.jobControl(afterContinue: { [session] in session.nudge() }))
         }
-        defer { ansi?.restore() }
+        defer {
+            if ansi != nil { Signals.endJobControl() }
+            ansi?.restore()
+        }
         let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
         do {
             try session.run(sink: sink, transform: transform)

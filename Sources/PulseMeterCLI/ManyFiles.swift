@@ -14,13 +14,13 @@ enum ManyFiles {
         OptionSpec("-j", "--jobs"), OptionSpec("--shard"), OptionSpec("--unordered", value: false),
     ]
 
-    /// What one file gave: its output lines, a failure, or nothing (stopped by Ctrl-C); and
-    /// its warnings (a file that ends early), written to stderr when its turn comes.
+    /// What one file gave: its output lines (`complete` false when a stop signal cut it short:
+    /// they say so), or a failure; and its warnings (a file that ends early), written to
+    /// stderr when its turn comes.
     struct Outcome: Sendable {
         enum Result: Sendable {
-            case lines([UInt8])
+            case lines([UInt8], complete: Bool)
             case failed(PulsemeterError)
-            case interrupted
         }
         var result: Result
         var warnings: [String] = []
@@ -33,7 +33,9 @@ enum ManyFiles {
     }
 
     /// Runs `perFile` over the list and writes the lines; returns the exit status.
-    /// `cancellation` (Ctrl-C, SIGTERM) stops the hand-out of files; `perFile` gets it too.
+    /// `cancellation` (a stop signal) stops the hand-out of files; `perFile` gets it too, and
+    /// the files it cut short give their lines so far. A run cut short says on stderr how many
+    /// files were not done and exits 130.
     static func run(_ a: ParsedArguments, cancellation: Cancellation,
                     perFile: @escaping @Sendable (FilePath) -> Outcome) throws -> Int32 {
         if a.positionals.contains("-") {
@@ -48,13 +50,16 @@ enum ManyFiles {
         let shard = try self.shard(a)
         var reader: PathListReader?
         if let list = a.path("files-from") ?? a.path("files-from0") {
-            reader = try PathListReader(path: list, nulSeparated: a.flag("null") || a.has("files-from0"))
+            reader = try PathListReader(path: list, nulSeparated: a.flag("null") || a.has("files-from0"), cancellation: cancellation)
         }
         let list = FileList(positionals: a.positionalPaths, reader: reader, shard: shard)
         let output = try OutputChoice.open(a)
-        let progress = FileProgress(total: list.total)
+        // Progress on stderr, not when the lines go to that same terminal (it would split them).
+        let total = list.total
+        let progress = FileProgress(total: total, enabled: !output.isTerminal)
 
         var firstFailure: (position: Int, code: Int32)?
+        var finished = 0, cutShort = 0
         do {
             try OrderedWorkPool.run(
                 workers: jobs, ordered: !a.flag("unordered"),
@@ -67,13 +72,13 @@ enum ManyFiles {
                         for w in outcome.warnings { CLI.warn(w) }
                     }
                     switch outcome.result {
-                    case .lines(let bytes):
+                    case .lines(let bytes, let complete):
                         try output.write(bytes)
+                        if complete { finished += 1 } else { cutShort += 1 }
                     case .failed(let e):
                         if firstFailure == nil || position < firstFailure!.position { firstFailure = (position, e.exitCode) }
                         try output.write(errorLine(path, e))
-                    case .interrupted:
-                        return
+                        finished += 1
                     }
                     progress.advance()
                 })
@@ -83,19 +88,22 @@ enum ManyFiles {
         }
         progress.clear()
         if let e = list.failure { throw e }
+        if cancellation.isCancelled && (cutShort > 0 || !list.reachedEnd) {
+            return Interruption.reportMany(finished: finished, cutShort: cutShort, total: total)
+        }
         return firstFailure?.code ?? 0
     }
 
-    /// Runs one file's work on a worker thread: its lines, its error as an `error` line, or
-    /// nothing when Ctrl-C stopped it part way (its numbers would be of part of the file).
-    /// `body` gets the function that keeps a warning for the caller's thread to write.
-    static func outcome(_ cancellation: Cancellation, command: String,
-                        _ body: (_ warn: (String) -> Void) throws -> [UInt8]) -> Outcome {
+    /// Runs one file's work on a worker thread: its lines (and whether they cover the whole
+    /// file), or its error as an `error` line. `body` gets the function that keeps a warning
+    /// for the caller's thread to write.
+    static func outcome(command: String,
+                        _ body: (_ warn: (String) -> Void) throws -> (lines: [UInt8], complete: Bool)) -> Outcome {
         var warnings: [String] = []
         let result: Outcome.Result
         do {
-            let bytes = try body { warnings.append($0) }
-            result = cancellation.isCancelled ? .interrupted : .lines(bytes)
+            let (bytes, complete) = try body { warnings.append($0) }
+            result = .lines(bytes, complete: complete)
         } catch let e as AudioFile.DecoderMissing {
             result = .failed(RawInput.decoderMissing(e, command: command))
         } catch {

@@ -33,17 +33,20 @@ enum PlayCommand {
         let latest = LatestFrameSink()
         let session = try PlaybackSession(path: path, device: a.string("device"), sink: latest, settings: settings,
                                           cancellation: cancellation)
-        var renderer = PlayerRenderer(levels: levels, title: path.lastComponent.string, width: Terminal.size(fd: output.fd)?.columns ?? 80,
+        let screen = TerminalScreen(output: output, readsKeys: true)
+        var renderer = PlayerRenderer(levels: levels, title: path.lastComponent.string, width: screen.columns ?? 80,
                                       color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
-        Terminal.enterRawMode()
-        try? output.write(Array(AnsiMeterRenderer.enter.utf8))
+        try screen.enter()
+        // Ctrl-Z: silent while stopped (the stream paused, the terminal given back); fg plays on.
+        try Signals.handleJobControl(screen.jobControl(beforeStop: { [session] in session.holdWhileStopped() },
+                                                       afterContinue: { [session] in session.releaseAfterStop() }))
         defer {
-            Terminal.leaveRawMode()
-            try? output.write(Array(AnsiMeterRenderer.leave.utf8))
+            Signals.endJobControl()
+            screen.leave()
         }
         try session.start()
         while !session.isFinished && !cancellation.isCancelled {
-            for key in Terminal.readKeys() {
+            for key in screen.readKeys() {
                 switch key {
                 case .space: session.togglePause()
                 case .left: session.seek(bySeconds: -5)
@@ -52,12 +55,12 @@ enum PlayCommand {
                 case .other: break
                 }
             }
-            if Signals.takeResize(), let size = Terminal.size(fd: output.fd) { renderer.width = size.columns }
+            if Signals.takeResize() || screen.takeRedraw(), let columns = screen.columns { renderer.width = columns }
             let level = session.isPaused ? nil : latest.rmsDb
-            let screen = renderer.render(playedFrames: session.position, totalFrames: session.totalFrames,
-                                         rate: session.rate, levelDb: level, paused: session.isPaused,
-                                         loudness: settings.loudness ? latest.loudness : nil, target: settings.targetLufs)
-            try output.write(Array(screen.utf8))
+            let frame = renderer.render(playedFrames: session.position, totalFrames: session.totalFrames,
+                                        rate: session.rate, levelDb: level, paused: session.isPaused,
+                                        loudness: settings.loudness ? latest.loudness : nil, target: settings.targetLufs)
+            try screen.draw(frame)
             usleep(33_000)
         }
         session.stop()

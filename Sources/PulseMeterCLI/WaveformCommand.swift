@@ -31,14 +31,18 @@ enum WaveformCommand {
         if let c = a.string("color") { style.color = try cssColor(c, option: "color") }
         if let c = a.string("played-color") { style.playedColor = try cssColor(c, option: "played-color") }
 
+        // A stop signal (Ctrl-C, SIGTERM, SIGHUP): the waveform of what was read, marked
+        // "complete":false, and exit 130.
+        Signals.installStopHandlers()
+        let cancellation = Cancellation()
+        try Signals.cancelOnStop(cancellation)
         if many {
             // One JSON object per file, each carrying "file", from the same compute.
-            Signals.installStopHandlers()  // Ctrl-C: the files finished so far are written, exit 0
-            let cancellation = Cancellation()
-            try Signals.cancelOnStop(cancellation)
             return try ManyFiles.run(a, cancellation: cancellation) { path in
-                ManyFiles.outcome(cancellation, command: "waveform") { warn in
-                    Array(WaveformRenderer.json(try compute(path: path, bars: bars, floorDb: floorDb, warn: warn), file: path.string).utf8)
+                ManyFiles.outcome(command: "waveform") { warn in
+                    let w = try compute(path: path, bars: bars, floorDb: floorDb, warn: warn,
+                                        shouldStop: { cancellation.isCancelled })
+                    return (Array(WaveformRenderer.json(w, file: path.string).utf8), w.complete)
                 }
             }
         }
@@ -47,15 +51,16 @@ enum WaveformCommand {
         let waveform: Waveform
         if path.isDash {
             let raw = try RawInput.layout(a)
-            Signals.installStopHandlers()  // Ctrl-C ends stdin there: the waveform of what came
-            let cancellation = Cancellation()
-            try Signals.cancelOnStop(cancellation)
+            // A stop signal ends stdin there: the waveform of what came, not all of the stream.
             let spool = try RawPCMSpool(fd: 0, format: raw.format, rate: raw.rate, channels: raw.channels,
                                         cancellation: cancellation)
             RawInput.warnTrailing(spool.trailingBytes, format: raw.format, channels: raw.channels)
-            waveform = try compute(spool, bars: bars, floorDb: floorDb)
+            var w = try compute(spool, bars: bars, floorDb: floorDb)
+            if cancellation.isCancelled { w.framesRead = w.frames }  // all that came, not all of the stream
+            waveform = w
         } else {
-            waveform = try compute(path: path, bars: bars, floorDb: floorDb)
+            waveform = try compute(try AudioFile.open(path, cancellation: cancellation), bars: bars, floorDb: floorDb,
+                                   shouldStop: { cancellation.isCancelled })
         }
         let output = try OutputChoice.open(a)
         let text: String
@@ -69,19 +74,26 @@ enum WaveformCommand {
         do {
             try output.write(Array(text.utf8))
         } catch is OutputClosed {}
+        if let read = waveform.framesRead {
+            let name = path.isDash ? "stdin" : path.lastComponent.description
+            return Interruption.report(read: read, of: path.isDash ? nil : waveform.frames, rate: waveform.rate,
+                                       name: name, what: "waveform", marked: format == "json")
+        }
         return 0
     }
 
     /// The waveform of an audio file (through ffmpeg what libsndfile does not read).
-    static func compute(path: FilePath, bars: Int, floorDb: Double, warn: (String) -> Void = CLI.warn) throws -> Waveform {
-        try compute(try AudioFile.open(path), bars: bars, floorDb: floorDb, warn: warn)
+    static func compute(path: FilePath, bars: Int, floorDb: Double, warn: (String) -> Void = CLI.warn,
+                        shouldStop: () -> Bool = { false }) throws -> Waveform {
+        try compute(try AudioFile.open(path), bars: bars, floorDb: floorDb, warn: warn, shouldStop: shouldStop)
     }
 
     /// Streams the file once with the frame count its header gives; if the file holds a
     /// different number of frames (a truncated data chunk, an estimated MP3 or m4a length), runs
-    /// a second pass with the true count so bar boundaries are exact.
+    /// a second pass with the true count so bar boundaries are exact. `shouldStop` (polled
+    /// between blocks) cuts it short: the waveform so far, with `framesRead`.
     static func compute(_ reader: any AudioFileSource, bars: Int, floorDb: Double,
-                        warn: (String) -> Void = CLI.warn) throws -> Waveform {
+                        warn: (String) -> Void = CLI.warn, shouldStop: () -> Bool = { false }) throws -> Waveform {
         var frames = reader.declaredFrames
         let file = reader as? SoundFileReader  // how its decoding ended is worded (InputEnding)
         let block = 16384
@@ -90,11 +102,16 @@ enum WaveformCommand {
         for _ in 0..<2 {
             var acc = WaveformAccumulator(totalFrames: frames, bars: bars, channels: reader.channels)
             var seen = 0
-            while true {
+            while !shouldStop() {
                 let n = try reader.read(into: buffer, maxFrames: block)
                 if n == 0 { break }
                 acc.push(buffer, frames: n)
                 seen += n
+            }
+            if shouldStop() {
+                var partial = acc.result(rate: reader.rate, floorDb: floorDb)
+                partial.framesRead = seen
+                return partial
             }
             if let file, case .decodeError = file.ending { try InputEnding.report(file, warn: warn) }  // no second pass past damage
             if seen == frames {

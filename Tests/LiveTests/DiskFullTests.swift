@@ -67,7 +67,7 @@ extension LiveSuite {
             let (p, _) = try LiveSuite.startRecording(file, [], server: server)
             let feeder = server.startFeeding(Containers.tone(frames: 8 * 48000), speed: 4)
             defer { server.stopFeeding(feeder) }
-            _ = p.readToEnd(timeout: 20)
+            let lines = try parseLines(p.readToEnd(timeout: 20))
             #expect(p.wait(timeout: 5) == 74)
             let line = try #require(LiveSuite.errorLine(p.stderrText), "one `pulsemeter: ` line, got: \(p.stderrText)")
             #expect(line.contains("ffmpeg") && line.contains(file), "\(line)")
@@ -75,7 +75,15 @@ extension LiveSuite {
             let copy = scratch + "/full.m4a"
             try FileManager.default.copyItem(atPath: file, toPath: copy)
             let decoded = try decodeWithFFmpeg(copy)
-            #expect(decoded.samples.count / 2 >= 24000, "at least half a second plays: \(decoded.samples.count / 2) frames")
+            let plays = decoded.samples.count / 2
+            #expect(plays >= 24000, "at least half a second plays: \(plays) frames")
+            // The end line says what the file is known to hold: its complete fragments (less
+            // the encoder's 1024 frames of priming). ffmpeg may also decode part of a last,
+            // cut fragment (at most half a second).
+            let end = try #require(lines.last { $0.type == "end" }, "no end line")
+            let recorded = try #require(end.int("recorded_frames"))
+            #expect(recorded > 0 && recorded <= plays && plays - recorded <= 24000 + 2048,
+                    "recorded_frames \(recorded), ffmpeg decodes \(plays)")
         }
 
         @Test("recording into a read-only directory: exit 73 before capture starts")

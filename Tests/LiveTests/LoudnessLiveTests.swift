@@ -49,6 +49,11 @@ extension LiveSuite {
             }
             let end = try #require(lines.last)
             #expect(end.type == "end" && end.int("dropped") == 0)
+            // Live frames carry the loudness range so far; the last one is the end line's.
+            #expect(frames.allSatisfy { $0.double("lra") != nil })
+            // (Not near 0: on PipeWire silence comes before the tone, and windows over the onset
+            // spread the short-term values.)
+            #expect(frames.last?.double("lra") == end.double("lra"))
             let i = try #require(end.double("lufs_i"))
             #expect(abs(i - -23) <= 0.15)
             #expect(end.double("target_lufs") == -23 && abs((end.double("gain_db") ?? 99) - (-23 - i)) <= 0.011)
@@ -76,6 +81,8 @@ extension LiveSuite {
             for (p, q) in zip(pf, af) {
                 for key in ["lufs_m", "lufs_s", "lufs_i"] { #expect(p.double(key) == q.double(key), "\(key) at \(p.int("pos") ?? -1)") }
             }
+            // Played frames are live: they add the range so far, which files leave to the end.
+            #expect(pf.allSatisfy { $0.double("lra") != nil } && af.allSatisfy { $0.double("lra") == nil })
             let pe = try #require(played.last), ae = try #require(analyzed.last)
             for key in ["lufs_i", "lra", "max_lufs_m", "max_lufs_s"] { #expect(pe.double(key) == ae.double(key), "\(key)") }
             #expect(pe.doubles("true_peak_db") == ae.doubles("true_peak_db"))

@@ -153,6 +153,24 @@ extension LiveSuite {
             print("live tests: stalled reader: dropped \(dropped) of \(frames) frames, \(frameLines.count) meter frames")
         }
 
+        @Test("more channels than the server's default map (7 to 32): captured in the WAVE order, then auxiliary channels",
+              arguments: [8, 32])
+        func wideCapture(channels: Int) throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("wide")
+            defer { Live.removeTree(dir) }
+            let file = dir + "/w.wav"
+            let r = try LiveSuite.recordFed(file, ["-c", String(channels)], input: TestSignal.make(frames: 48000, seed: 81),
+                                            speed: 1, server: server)
+            #expect(r.status == 0, "stderr: \(r.stderr)")
+            #expect(r.start.int("channels") == channels)
+            let soxi = try run(["soxi", "-c", file]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(soxi == String(channels))
+            let rms = try #require(r.end?.doubles("rms_db"))
+            #expect(rms.count == channels)
+            #expect(rms[0] > -40 && rms[1] > -40, "front left and right carry the fed stereo: \(rms.prefix(2))")
+        }
+
         @Test("`record … | head -n 5`: exit 0, nothing on stderr, a valid file")
         func readerGoesAway() throws {
             let server = try Live.server()
@@ -209,8 +227,8 @@ extension LiveSuite {
                     "the file must hold a bit-exact prefix of the input")
         }
 
-        @Test("SIGTERM and SIGINT while recording: exit 0, end line, a complete file",
-              arguments: [SIGTERM, SIGINT])
+        @Test("SIGTERM, SIGINT and SIGHUP (the terminal closed) while recording: exit 0, end line, every captured frame in the file",
+              arguments: [SIGTERM, SIGINT, SIGHUP])
         func stopSignal(sig: Int32) throws {
             let server = try Live.server()
             let dir = try Live.tempDir("sig")

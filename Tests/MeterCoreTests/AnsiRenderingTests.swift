@@ -315,6 +315,17 @@ private extension String {
         #expect(hot.contains("TP -0.5! dBTP") && hot.contains("S -30.0") && !hot.contains("S -30.0!"))
     }
 
+    @Test func rangeIsMarkedUnsettledDuringTheFirstMinute() {
+        var l = LoudnessReading(momentary: -21, shortTerm: -22, integrated: -23, range: 4.2, rangeSettled: false)
+        let plain = AnsiRenderingTests.visible(Self.screen(l, target: nil, color: false))
+        #expect(plain.contains("LRA 4.2? LU"), "\(plain)")
+        let coloured = Self.screen(l, target: nil, color: true)
+        #expect(coloured.contains("LRA " + AnsiRenderingTests.esc + "2m4.2?"), "dimmed: \(coloured)")
+        l.rangeSettled = true
+        let settled = AnsiRenderingTests.visible(Self.screen(l, target: nil, color: false))
+        #expect(settled.contains("LRA 4.2 LU") && !settled.contains("?"), "\(settled)")
+    }
+
     @Test func targetMarkAndWarningColour() {
         let under = Self.screen(LoudnessReading(momentary: -40, shortTerm: -40, integrated: -40), target: -23, color: true)
         let over = Self.screen(LoudnessReading(momentary: -10, shortTerm: -10, integrated: -12), target: -23, color: true)

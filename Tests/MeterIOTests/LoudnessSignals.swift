@@ -3,7 +3,7 @@ import Foundation
 @testable import MeterIO
 
 /// Test signals for loudness, defined by formula as EBU Tech 3341/3342 define them, and a
-/// helper that runs samples through the one pipeline with libebur128 as the reference.
+/// helpers that run samples through the one pipeline and through the references.
 enum LoudnessSignals {
     /// The same sine (1 kHz unless told) on every channel, in segments of (seconds, dBFS
     /// amplitude per channel), phase continuous; `levels` overrides the level per channel.
@@ -27,8 +27,10 @@ enum LoudnessSignals {
     }
 
     /// Programme-like material: noise shaped like speech (syllables at about 4 per second,
-    /// words and pauses, phrases at different levels), different on each channel.
-    static func programme(seconds: Double, rate: Int = 48000, channels: Int = 2, seed: UInt64 = 7) -> [Float] {
+    /// words and pauses, phrases at levels spread over `spreadDb` under -8 dB), different on
+    /// each channel.
+    static func programme(seconds: Double, rate: Int = 48000, channels: Int = 2, spreadDb: Double = 22,
+                          seed: UInt64 = 7) -> [Float] {
         var rng = LCG(seed)
         let frames = Int(seconds * Double(rate))
         var out = [Float](repeating: 0, count: frames * channels)
@@ -38,7 +40,7 @@ enum LoudnessSignals {
             if untilChange <= 0 {
                 inPause = rng.unit() < 0.25
                 untilChange = Int(Double(rate) * (inPause ? 0.2 + 0.8 * rng.unit() : 1 + 3 * rng.unit()))
-                if !inPause { phraseGain = pow(10, (-30 + 22 * rng.unit()) / 20) }
+                if !inPause { phraseGain = pow(10, (-8 - spreadDb * (1 - rng.unit())) / 20) }
             }
             untilChange -= 1
             syllablePhase += 2 * Double.pi * 4.2 / Double(rate)
@@ -64,11 +66,10 @@ enum LoudnessSignals {
     /// Runs interleaved samples through `MeterPipeline` with loudness on, fed in blocks of
     /// `block` frames; returns every frame and the summary.
     static func measure(_ samples: [Float], rate: Int = 48000, channels: Int = 2, fps: Double = 10,
-                        block: Int = 16384, threaded: Bool = true, target: Double? = nil)
+                        block: Int = 16384, target: Double? = nil)
         throws -> (frames: [MeterFrame], summary: StreamSummary) {
         let settings = MeterSettings(rate: rate, channels: channels, fps: fps, loudness: true, targetLufs: target)
-        let reference = try EBUR128Loudness(rate: rate, channels: channels, threaded: threaded)
-        let pipeline = try MeterPipeline(settings: settings, loudnessReference: reference)
+        let pipeline = try MeterPipeline(settings: settings)
         var frames: [MeterFrame] = []
         let total = samples.count / channels
         samples.withUnsafeBufferPointer { buf in
@@ -81,5 +82,40 @@ enum LoudnessSignals {
             pipeline.finish { frames.append($0) }
         }
         return (frames, pipeline.summary())
+    }
+
+    /// The same samples through libebur128.
+    static func reference(_ samples: [Float], rate: Int = 48000, channels: Int = 2) -> LibEBUR128 {
+        let r = LibEBUR128(rate: rate, channels: channels)
+        r.add(samples)
+        return r
+    }
+
+    /// Loudness range per EBU Tech 3342 (2016) computed here from a list: libebur128's
+    /// short-term loudness asked every 100 ms (from 3 s on), the -70 LUFS and -20 LU gates,
+    /// and the 10th and 95th percentiles of the sorted values that pass (by rank, index
+    /// round((n - 1) * p)).
+    static func range10Hz(_ samples: [Float], rate: Int = 48000, channels: Int = 2) -> Double {
+        let r = LibEBUR128(rate: rate, channels: channels)
+        let step = (rate + 5) / 10
+        var values: [Double] = []
+        samples.withUnsafeBufferPointer { buf in
+            var done = 0
+            let total = samples.count / channels
+            while done + step <= total {
+                r.add(buf.baseAddress! + done * channels, frames: step)
+                done += step
+                if done >= 30 * step { values.append(r.shortTerm) }
+            }
+        }
+        let energy = { (l: Double) in pow(10, l / 10) }
+        let loud = values.filter { $0 >= -70 }
+        guard !loud.isEmpty else { return 0 }
+        let mean = loud.map(energy).reduce(0, +) / Double(loud.count)
+        let gate = 10 * log10(mean) - 20
+        let kept = loud.filter { $0 >= gate }.sorted()
+        guard !kept.isEmpty else { return 0 }
+        let at = { (p: Double) in kept[Int(Double(kept.count - 1) * p + 0.5)] }
+        return at(0.95) - at(0.10)
     }
 }

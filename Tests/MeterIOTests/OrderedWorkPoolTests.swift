@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import MeterIO
 import Synchronization
@@ -6,9 +7,9 @@ import Testing
 /// The many-file worker pool: every job once, results in order (or all of them unordered), and
 /// never more than 2 x `workers` jobs taken but not yet delivered (memory bounded by the workers).
 @Suite struct OrderedWorkPoolTests {
-    /// Jobs 0..<count handed out by a counter, as FileList does under the pool's lock.
+    /// Jobs 0..<count handed out by a counter, as FileList does, one call at a time.
     final class Counter: @unchecked Sendable {
-        // Touched only by `next`, which the pool calls under its lock.
+        // Touched only by `next`, which the pool calls one at a time under its list lock.
         var value = 0
         let count: Int
         init(_ count: Int) { self.count = count }
@@ -98,5 +99,32 @@ import Testing
         }
         // Nothing is delivered after the error; at most 2 x 2 jobs were taken beyond job 5.
         #expect(count == 6 && counter.value <= 10)
+    }
+
+    /// A list that stalls (a pipe whose writer is slow) must not hold back the jobs already
+    /// finished: `next` blocks until the first job has been delivered, which it could not be
+    /// if `next` ran under the lock the delivery needs.
+    @Test("a blocking next does not hold back delivery", arguments: [1, 2])
+    func blockingNextDoesNotHoldBackDelivery(workers: Int) throws {
+        let firstDelivered = DispatchSemaphore(value: 0)
+        let calls = Atomic<Int>(0)
+        let waitedFor = Atomic<Bool>(false)
+        var delivered: [Int] = []
+        try OrderedWorkPool.run(
+            workers: workers, ordered: true, shouldStop: { false },
+            next: {
+                let k = calls.add(1, ordering: .relaxed).newValue
+                if k == 1 { return 0 }
+                if k == 2 { waitedFor.store(firstDelivered.wait(timeout: .now() + 20) == .success, ordering: .relaxed) }
+                return nil
+            },
+            work: { job, _ in job },
+            deliver: { _, job, _ in
+                delivered.append(job)
+                firstDelivered.signal()
+            })
+        #expect(delivered == [0])
+        let sawDelivery = waitedFor.load(ordering: .relaxed)
+        #expect(sawDelivery, "the first job was delivered while next was blocked")
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import MeterCore
 import MeterIO
@@ -52,5 +53,22 @@ import Testing
     func missing() {
         let e = #expect(throws: InputError.self) { try PathListReader(path: FilePath("/nonexistent/list"), nulSeparated: false) }
         #expect(e == .cannotOpen(FilePath("/nonexistent/list"), reason: "No such file or directory"))
+    }
+
+    @Test("a stalled list ends at a stop request, marked stopped, instead of blocking")
+    func stalledListStops() throws {
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        _ = Array("a.wav\n".utf8).withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+        let cancellation = Cancellation()
+        let dup0 = dup(fds[0])
+        let r = try PathListReader(path: FilePath("/dev/fd/\(dup0)"), nulSeparated: false, cancellation: cancellation)
+        #expect(try r.next()?.bytes == Array("a.wav".utf8))
+        let cancelled = Thread { cancellation.cancel() }
+        cancelled.start()
+        #expect(try r.next() == nil, "the list ends there")
+        #expect(r.stopped)
+        close(dup0)
     }
 }

@@ -117,6 +117,22 @@ import Testing
         #expect(Tool.int(try Tool.ndjson(complete).last?["pos"]) == 144000)
     }
 
+    /// A copy or download that stopped inside the header: said so, not a stray errno's text.
+    @Test func aWavCutInsideItsHeaderSaysSo() throws {
+        let dir = try TempDir()
+        let wav = try TestAudio.make(rate: 8000, channels: 1, seconds: 0.2, encoding: .s16, seed: 5).write(to: dir, name: "a")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: wav))
+        for cut in [12, 20, 30, 40] {
+            let name = "cut\(cut).wav"
+            let path = try dir.write(Array(bytes.prefix(cut)), name)
+            for command in ["analyze", "waveform"] {
+                let r = try Tool.run([command, path])
+                Tool.expectError(r, 65, mentions: ["\(name) is not decodable audio (the file ends inside its WAV header, after \(cut) bytes, before any audio: it was cut short)"])
+                #expect(!r.err.contains("ioctl"), "\(r.err)")
+            }
+        }
+    }
+
     @Test func headerOnlyWAVHasStartAndEndOnly() throws {
         let dir = try TempDir()
         for (bits, float, channels) in [(16, false, 2), (32, true, 1), (24, false, 6)] {

@@ -2,35 +2,180 @@ import Foundation
 import Glibc
 import Testing
 
-/// Ctrl-C or SIGTERM during `analyze -` with a stalled input: exit 0, and the NDJSON ends with
-/// its end line (the contract's "stopped by Ctrl-C, SIGTERM" case).
+/// `analyze` and `waveform` stopped by a signal before the end of their input: the output so
+/// far says `"complete":false`, one stderr line says how far the run got, exit 130. Each run is
+/// stopped at a point the test controls (a stalled input, or a stdout pipe the test has not
+/// read yet, which holds the tool back once it is full), never after a guessed time.
 @Suite struct InterruptCLITests {
-    @Test(arguments: [SIGINT, SIGTERM])
-    func stopOnAStalledPipe(signal: Int32) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Tool.binary)
-        p.arguments = ["analyze", "-", "--raw", "s16le", "-r", "48000", "-c", "2"]
-        let input = Pipe(), output = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+    /// A running pulsemeter with its stdin, stdout and stderr on pipes.
+    final class Running {
+        let process = Process()
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        private var collected = Data()
+
+        init(_ args: [String], cwd: String? = nil) throws {
+            process.executableURL = URL(fileURLWithPath: Tool.binary)
+            process.arguments = args
+            if let cwd { process.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+        }
+
+        /// Waits (up to `timeout` s) until `condition` holds; false on timeout or exit.
+        func wait(timeout: Double = 60, for condition: () -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while !condition() {
+                if Date() > deadline || !process.isRunning { return condition() }
+                usleep(5_000)
+            }
+            return true
+        }
+
+        /// Bytes waiting in the stdout pipe, unread (`FIONREAD`).
+        var pending: Int {
+            var n: Int32 = 0
+            return ioctl(output.fileHandleForReading.fileDescriptor, UInt(FIONREAD), &n) == 0 ? Int(n) : 0
+        }
+
+        /// Waits until the tool has written `bytes` into the stdout pipe, unread: from then on
+        /// it runs only until the pipe is full (it holds 64 KiB, less than any test's output),
+        /// so it cannot reach its end before the signal.
+        func waitUntilWritten(_ bytes: Int = 16384) -> Bool { wait { pending >= bytes } }
+
+        /// Reads what has come so far (for a stalled input: the lines up to there).
+        func readAvailable(until: (String) -> Bool) -> Bool {
+            wait {
+                if pending > 0 { collected += output.fileHandleForReading.availableData }
+                return until(String(decoding: collected, as: UTF8.self))
+            }
+        }
+
+        /// Signals, reads stdout and stderr to their end and waits for the exit status.
+        func stop(with signal: Int32) -> (status: Int32, lines: [String], stderr: String) {
+            kill(process.processIdentifier, signal)
+            collected += output.fileHandleForReading.readDataToEndOfFile()
+            let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+            let lines = String(decoding: collected, as: UTF8.self).split(separator: "\n").map(String.init)
+            return (process.terminationStatus, lines, err)
+        }
+    }
+
+    static func object(_ line: String?) -> [String: Any] {
+        guard let line, let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return [:] }
+        return o
+    }
+
+    /// A sine of `seconds` at 48 kHz stereo, by sox.
+    static func sine(_ dir: TempDir, _ name: String, seconds: Int) throws -> String {
+        let path = dir.path(name)
+        _ = try Tool.sox(["-n", "-r", "48000", "-c", "2", "-b", "16", path, "synth", String(seconds), "sine", "440", "vol", "0.5"])
+        return path
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
+    func aStalledStdinStopsWithItsEndLineMarkedIncomplete(signal: Int32) throws {
+        let p = try Running(["analyze", "-", "--raw", "s16le", "-r", "48000", "-c", "2"])
         // One second of audio, then nothing more (the writer stays open).
-        input.fileHandleForWriting.write(Data(count: 48000 * 4))
-        usleep(500_000)
-        kill(p.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(5)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        let stopped = !p.isRunning
-        if !stopped { p.terminate() }
-        try? input.fileHandleForWriting.close()
-        #expect(stopped, "pulsemeter did not stop within 5 s of the signal")
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
-        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .split(separator: "\n").map(String.init)
-        #expect(lines.first?.contains("\"type\":\"start\"") == true)
-        #expect(lines.last?.contains("\"type\":\"end\"") == true && lines.last?.contains("\"pos\":48000") == true,
-                "\(lines.last ?? "")")
+        p.input.fileHandleForWriting.write(Data(count: 48000 * 4))
+        #expect(p.readAvailable { $0.contains("\"pos\":48000") }, "the frames of the second fed")
+        let r = p.stop(with: signal)
+        #expect(r.status == 130)
+        #expect(r.lines.first?.contains("\"type\":\"start\"") == true)
+        let end = Self.object(r.lines.last)
+        #expect(end["type"] as? String == "end" && Tool.int(end["pos"]) == 48000, "\(r.lines.last ?? "")")
+        #expect(end["complete"] as? Bool == false)
+        #expect(r.stderr == "pulsemeter: interrupted at 1.0 s of stdin; the end line covers what was read and says \"complete\":false\n")
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
+    func aLongFileStoppedPartWay(signal: Int32) throws {
+        let dir = try TempDir()
+        let long = try Self.sine(dir, "long.wav", seconds: 60)
+        let p = try Running(["analyze", long, "--loudness"])
+        #expect(p.waitUntilWritten(), "the NDJSON fills the pipe")
+        let r = p.stop(with: signal)
+        #expect(r.status == 130, "\(r.stderr)")
+        let end = Self.object(r.lines.last)
+        let pos = try #require(Tool.int(end["pos"]), "\(r.lines.last ?? "")")
+        #expect(end["type"] as? String == "end" && end["complete"] as? Bool == false)
+        #expect(pos > 0 && pos < 60 * 48000, "part of the file: \(pos)")
+        #expect(end["lufs_i"] != nil, "the figures so far, loudness included")
+        // The figures are those of the part read: the sine's RMS, to the hundredth.
+        #expect(Tool.doubles(end["rms_db"]).allSatisfy { abs($0 - (20 * log10(0.5) - 3.0103)) < 0.02 }, "\(end["rms_db"] ?? "")")
+        let tenths = pos * 10 / 48000
+        #expect(r.stderr == "pulsemeter: interrupted at \(tenths / 10).\(tenths % 10) s of 60.0 s of long.wav; the end line covers what was read and says \"complete\":false\n")
+        // Read to its end, the same file says "complete":true.
+        let short = try Self.sine(dir, "short.wav", seconds: 1)
+        let whole = try Tool.ndjson(try Tool.run(["analyze", short]))
+        #expect(whole.last?["complete"] as? Bool == true)
+        let many = try Tool.ndjson(try Tool.run(["analyze", short, short]))
+        #expect(many.count == 2 && many.allSatisfy { $0["complete"] as? Bool == true })
+    }
+
+    /// A many-file run held back by its reader, then stopped: the lines written are whole
+    /// files, the rest are counted on stderr as not done, exit 130.
+    @Test(arguments: ["analyze", "waveform"])
+    func aManyFileRunStoppedSaysHowManyFilesWereNotDone(command: String) throws {
+        let dir = try TempDir()
+        _ = try Self.sine(dir, "s.wav", seconds: 1)
+        let count = 3000
+        let list = try dir.write(Array(String(repeating: "s.wav\n", count: count).utf8), "list")
+        let p = try Running([command, "-j", "2", "--files-from", list], cwd: dir.url.path)
+        #expect(p.waitUntilWritten(), "the lines fill the pipe")
+        let r = p.stop(with: SIGINT)
+        #expect(r.status == 130, "\(r.stderr)")
+        let objects = r.lines.map { Self.object($0) }
+        #expect(objects.allSatisfy { $0["file"] as? String == "s.wav" }, "one line per file")
+        let complete = objects.filter { ($0["complete"] as? Bool) ?? true }.count  // waveform says it only when false
+        let cut = objects.count - complete
+        #expect(objects.count > 0 && objects.count < count)
+        let part = cut == 0 ? "" : "; \(cut) stopped part way (their lines say \"complete\":false)"
+        #expect(r.stderr == "pulsemeter: interrupted: \(count - complete) of \(count) files not done\(part)\n")
+    }
+
+    /// A list on stdin that stalls: the files named so far are delivered as they finish, and
+    /// a stop ends the run there (the list is not waited for).
+    @Test func aStalledListOnStdin() throws {
+        let dir = try TempDir()
+        _ = try Self.sine(dir, "s.wav", seconds: 1)
+        let p = try Running(["analyze", "--files-from", "-", "-j", "2"], cwd: dir.url.path)
+        p.input.fileHandleForWriting.write(Data("s.wav\ns.wav\n".utf8))
+        #expect(p.readAvailable { $0.split(separator: "\n").count == 2 }, "both lines come before the list ends")
+        let r = p.stop(with: SIGTERM)
+        #expect(r.status == 130)
+        #expect(r.lines.count == 2 && r.lines.allSatisfy { $0.contains("\"complete\":true") }, "\(r.lines)")
+        #expect(r.stderr == "pulsemeter: interrupted after 2 files: the rest of the list was not done\n")
+    }
+
+    /// The ANSI summary of a run cut short says so in its heading.
+    @Test func theAnsiSummarySaysInterrupted() throws {
+        let p = try Running(["analyze", "-", "--raw", "s16le", "-r", "8000", "-c", "1", "-f", "ansi"])
+        p.input.fileHandleForWriting.write(Data(count: 8000 * 2))
+        #expect(p.wait { var n: Int32 = 0; return ioctl(p.input.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &n) == 0 && n == 0 })
+        let r = p.stop(with: SIGINT)
+        #expect(r.status == 130)
+        // (The analysis may stop before all it was fed: how far it got is the line's own figure.)
+        #expect(r.lines.first?.contains(" frames)  interrupted: the figures cover what was read") == true, "\(r.lines)")
+        #expect(r.stderr.hasPrefix("pulsemeter: interrupted at ") && r.stderr.hasSuffix(" s of stdin; the summary covers what was read\n"), "\(r.stderr)")
+    }
+
+    /// waveform of a stalled stdin: the waveform of what came, marked, exit 130.
+    @Test func waveformOfAStalledStdin() throws {
+        let p = try Running(["waveform", "-", "--raw", "s16le", "-r", "8000", "-c", "1", "--bars", "4"])
+        // Two seconds of a constant half-scale signal, then nothing more.
+        let half = Data([0x00, 0x40])
+        p.input.fileHandleForWriting.write(Data((0..<16000).flatMap { _ in half }))
+        // The spool has taken it in once the pipe is empty.
+        #expect(p.wait { var n: Int32 = 0; return ioctl(p.input.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &n) == 0 && n == 0 })
+        let r = p.stop(with: SIGINT)
+        #expect(r.status == 130, "\(r.stderr)")
+        let w = Self.object(r.lines.first)
+        #expect(w["complete"] as? Bool == false && Tool.int(w["frames"]) == 16000, "\(r.lines)")
+        #expect(Tool.doubles(w["rms_db"]).allSatisfy { abs($0 - 20 * log10(0.5)) < 0.01 })
+        #expect(r.stderr == "pulsemeter: interrupted at 2.0 s of stdin; the waveform covers what was read and says \"complete\":false\n")
     }
 }

@@ -291,4 +291,19 @@ import Testing
         #expect(screen.hasSuffix("\r\u{1B}[K"), "the line is erased at the end")
         #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 3, "stdout has only the lines")
     }
+
+    @Test("stdout and stderr both the terminal: no progress line mixed into the NDJSON")
+    func noProgressIntoLinesOnTheSameTerminal() throws {
+        let dir = try TempDir()
+        let files = try Self.corpus(dir, count: 3)
+        let command = ([Tool.binary, "analyze"] + files).map { "'\($0)'" }.joined(separator: " ")
+        let r = try Tool.exec(try #require(Tool.which("script")), ["-qec", command, "/dev/null"])
+        #expect(r.status == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\r\n").map(String.init)
+        #expect(lines.count == 3, "\(r.out.debugDescription)")
+        for line in lines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "a whole JSON line: \(line.debugDescription)")
+        }
+        #expect(!r.out.contains("files/s") && !r.out.contains("\u{1B}[K"), "\(r.out.debugDescription)")
+    }
 }
