@@ -16,6 +16,15 @@ public enum SampleConversion {
         return Int16(max(-32768, min(32767, v.isNaN ? 0 : v)))
     }
 
+    /// One sample to the 16-bit scale truncated toward zero and clamped, as audiowaveform turns
+    /// a channel mix into its 16-bit min/max values (C integer division truncates): for
+    /// samples that came from s16 this is exactly audiowaveform's value.
+    @inlinable
+    public static func int16TowardZero(_ f: Float) -> Int16 {
+        let v = (f * 32768).rounded(.towardZero)
+        return Int16(max(-32768, min(32767, v.isNaN ? 0 : v)))
+    }
+
     /// Converts `count` interleaved samples; a plain loop the compiler vectorizes.
     @inlinable
     public static func floats(from source: UnsafePointer<Int16>, into destination: UnsafeMutablePointer<Float>, count: Int) {

@@ -164,6 +164,7 @@ enum Help {
         """,
         "waveform": """
         usage: pulsemeter waveform FILE [--bars N] [--format json|svg|ansi] [--floor DB] [OPTIONS]
+               pulsemeter waveform FILE --format dat|audiowaveform-json|peaks [--pixels-per-second N] [OPTIONS]
                pulsemeter waveform - --raw s16le|s24le|s32le|f32le -r HZ -c N [OPTIONS]
                pulsemeter waveform FILE FILE... | --files-from LIST [--bars N] [OPTIONS]
 
@@ -173,8 +174,13 @@ enum Help {
 
         options:
           -n, --bars N           number of bars                  [64]
-          -f, --format FMT       json, svg or ansi               [json]
+          -f, --format FMT       json, svg, ansi, dat, audiowaveform-json or peaks   [json]
               --floor DB         level that reads 0              [-60]
+              --normalize        levels scaled so the loudest bar is 1.0
+          dat, audiowaveform-json, peaks (min/max pixels for waveform players):
+              --bits 8|16        dat and audiowaveform-json resolution   [16]
+              --pixels-per-second N | --samples-per-pixel N   pixel spacing   [the --bars bars]
+              --split-channels   a min/max pair per channel, not the mono mix
           -o, --output PATH      write there instead of stdout
               --raw FMT          PCM layout on stdin: s16le, s24le, s32le or f32le (with -r HZ, -c N)
           svg:  --width PX [300]  --height PX [48]  --color CSS [#4a90e2]
@@ -186,6 +192,7 @@ enum Help {
           pulsemeter waveform voice.ogg --bars 48
           pulsemeter waveform --bars 48 inbox/*.ogg > waveforms.ndjson
           pulsemeter waveform voice.ogg --bars 48 --format svg --played 0.3 > voice.svg
+          pulsemeter waveform talk.flac --format dat --bits 8 --pixels-per-second 20 -o talk.dat
 
         """,
     ]
