@@ -100,7 +100,7 @@ public struct Waveform: Sendable, Equatable {
     /// levels[i] = clamp((rms_db[i] - floor) / -floor, 0, 1); normalized, each divided by the
     /// largest (all zero stays zero).
     public var levels: [Double] {
-        let plain = rmsDb.map { min(1, max(0, ($0 - floorDb) / -floorDb)) }
+        let plain = rmsDb.map { Decibels.level($0, floor: floorDb) }
         guard normalized, let top = plain.max(), top > 0 else { return plain }
         return plain.map { $0 / top }
     }

@@ -99,6 +99,7 @@ enum Help {
               --force            with --record: replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     with --record: the bit rate of .m4a/.aac, .opus and .mp3   [encoder's default]
               --reconnect        on server or device loss, wait and resume (a "gap" line marks it)
+              --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
 
         examples:
           pulsemeter
@@ -121,6 +122,7 @@ enum Help {
         options:
           -d, --device NAME      source                                             [server default]
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
+              --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
               --force            replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
               --split SEC        a new file every SEC of audio (counted in frames): FILE-001.wav, ...

@@ -5,7 +5,7 @@ import MeterIO
 enum LiveCommands {
     static let liveSpecs = MeterOptions.specs + [
         OptionSpec("-d", "--device"), OptionSpec("--reconnect", value: false),
-        OptionSpec("--force", value: false),
+        OptionSpec("--force", value: false), OptionSpec("--floor"),
     ]
 
     static func specs(for command: String) -> [OptionSpec]? {
@@ -52,6 +52,7 @@ enum LiveCommands {
         if let record, mode == .single, !a.flag("force"), record.exists {
             throw PulsemeterError(.cannotCreate, "\(record) exists; use --force to replace it")
         }
+        let levelFloor = try MeterOptions.levelFloor(a)
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
         Signals.installStopHandlers()
@@ -65,7 +66,7 @@ enum LiveCommands {
         let sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
-        case .ndjson: sink = NDJSONSink(output: output)
+        case .ndjson: sink = NDJSONSink(output: output, levelFloorDb: levelFloor)
         case .ansi:
             ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize,
                                 onQuit: { cancellation.cancel() })  // q or Esc: as Ctrl-C

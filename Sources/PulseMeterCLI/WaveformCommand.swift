@@ -29,7 +29,7 @@ enum WaveformCommand {
         if normalize && pixels != nil {
             throw PulsemeterError(.usage, "--normalize is not allowed with --format \(format): it scales levels, which json, svg and ansi draw; drop --normalize")
         }
-        let floorDb = try a.double("floor", what: "use a negative dB value from -160 up to below 0, e.g. -60", valid: { $0 < 0 && $0 >= -160 }) ?? -60
+        let floorDb = try MeterOptions.levelFloor(a)
         var style = WaveformRenderer.SVGStyle()
         style.width = try a.double("width", what: "use a width in px above 0", valid: { $0 > 0 && $0 <= 100_000 }) ?? style.width
         style.height = try a.double("height", what: "use a height in px above 0", valid: { $0 > 0 && $0 <= 100_000 }) ?? style.height
