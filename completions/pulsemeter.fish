@@ -78,6 +78,7 @@ complete -c pulsemeter -n '__pulsemeter_command monitor record' -l reconnect -d 
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l floor -x -d 'the level that reads 0 in the frames level (dB)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l force -d 'replace an existing recording file'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l bitrate -x -d 'bit rate of an m4a/aac, opus or mp3 recording (kbps)'
+complete -c pulsemeter -n '__pulsemeter_command monitor record' -l bits -x -a '16 24 32 float' -d 'sample format of the capture and the recording'
 complete -c pulsemeter -n '__pulsemeter_command monitor' -l record -r -F -d 'also record every captured frame'
 complete -c pulsemeter -n '__pulsemeter_command record' -F
 complete -c pulsemeter -n '__pulsemeter_command record' -l split -x -d 'a new file every so many seconds of audio'

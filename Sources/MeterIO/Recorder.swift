@@ -16,7 +16,8 @@ import MeterCore
 final class Recorder {
     let plan: RecordingPlan
     private let rate: Int
-    private let channels: Int
+    /// Bytes per frame in the capture's sample format (chunks arrive as bytes).
+    private let frameBytes: Int
     private let format: RecordingFormat
     private let report: (RecordingFileEvent) -> Void
     private var namer: FileNamer
@@ -34,7 +35,7 @@ final class Recorder {
     private var splitEnd = 0
 
     // trigger
-    private var history: UnsafeMutablePointer<Int16>?
+    private var history: UnsafeMutableRawPointer?
     private var historyFrames = 0
     private var have = 0          // capture position just past the newest frame received
     private var cursor = 0        // capture position up to which the decisions are applied
@@ -50,7 +51,7 @@ final class Recorder {
          report: @escaping (RecordingFileEvent) -> Void) throws(OutputError) {
         self.plan = plan
         rate = format.rate
-        channels = format.channels
+        frameBytes = format.channels * format.sampleFormat.bytesPerSample
         self.format = format
         self.report = report
         namer = FileNamer(pattern: plan.path)
@@ -71,15 +72,16 @@ final class Recorder {
             splitEnd = frames
         case .trigger(let t):
             historyFrames = t.preRollFrames + Self.decisionSlackSeconds * rate
-            history = .allocate(capacity: historyFrames * channels)
+            history = .allocate(byteCount: historyFrames * frameBytes, alignment: 16)
         }
     }
 
     deinit { history?.deallocate() }
 
-    /// Takes the captured frames at `position` (chunks come in order).
-    func receive(_ chunk: UnsafeBufferPointer<Int16>, position: Int) throws(OutputError) {
-        let frames = chunk.count / channels
+    /// Takes the captured frames at `position` (chunks come in order), as bytes in the
+    /// format's sample format.
+    func receive(_ chunk: UnsafeRawBufferPointer, position: Int) throws(OutputError) {
+        let frames = chunk.count / frameBytes
         guard frames > 0, let base = chunk.baseAddress else { return }
         switch plan.mode {
         case .single:
@@ -95,7 +97,7 @@ final class Recorder {
                     splitEnd = start + length
                 }
                 let n = min(frames - done, splitEnd - pos)
-                try write(UnsafeBufferPointer(start: base + done * channels, count: n * channels))
+                try write(UnsafeRawBufferPointer(start: base + done * frameBytes, count: n * frameBytes))
                 done += n
             }
         case .trigger:
@@ -142,7 +144,7 @@ final class Recorder {
         report(RecordingFileEvent(.close, file: w.path.string, pos: fileStart + w.framesWritten, frames: w.framesWritten))
     }
 
-    private func write(_ samples: UnsafeBufferPointer<Int16>) throws(OutputError) {
+    private func write(_ samples: UnsafeRawBufferPointer) throws(OutputError) {
         try writer?.write(samples)
     }
 
@@ -150,7 +152,7 @@ final class Recorder {
 
     /// Appends frames to the history, first applying (as they stand) the decisions for the
     /// oldest frames when the analysis has fallen so far behind that they would be lost.
-    private func keep(_ base: UnsafePointer<Int16>, frames: Int, at position: Int) throws(OutputError) {
+    private func keep(_ base: UnsafeRawPointer, frames: Int, at position: Int) throws(OutputError) {
         guard let history else { return }
         if position > have {
             // Frames the record ring lost (reported as an overflow): no take gets them.
@@ -167,7 +169,7 @@ final class Recorder {
             while k < n {
                 let slot = (have + k) % historyFrames
                 let m = min(n - k, historyFrames - slot)
-                (history + slot * channels).update(from: base + (done + k) * channels, count: m * channels)
+                (history + slot * frameBytes).copyMemory(from: base + (done + k) * frameBytes, byteCount: m * frameBytes)
                 k += m
             }
             have += n
@@ -215,7 +217,7 @@ final class Recorder {
         while p < b {
             let slot = p % historyFrames
             let m = min(b - p, historyFrames - slot)
-            try write(UnsafeBufferPointer(start: history + slot * channels, count: m * channels))
+            try write(UnsafeRawBufferPointer(start: history + slot * frameBytes, count: m * frameBytes))
             p += m
         }
     }

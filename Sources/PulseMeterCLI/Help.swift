@@ -98,6 +98,7 @@ enum Help {
         \(meterOptions)      --record FILE      also record every captured frame (container from the extension)
               --force            with --record: replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     with --record: the bit rate of .m4a/.aac, .opus and .mp3   [encoder's default]
+              --bits 16|24|32|float  with --record: the capture's and the file's sample format   [16]
               --reconnect        on server or device loss, wait and resume (a "gap" line marks it)
               --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
 
@@ -125,6 +126,8 @@ enum Help {
               --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
               --force            replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
+              --bits 16|24|32|float  the capture's and the file's sample format, bit for bit   [16]
+                                 (wav, aiff, caf, au, w64, rf64; flac up to 24)
               --split SEC        a new file every SEC of audio (counted in frames): FILE-001.wav, ...
               --trigger DB       voice-activated: a take opens when any channel's RMS rises above DB
               --hold SEC         ... and closes after this long below it                 [2]

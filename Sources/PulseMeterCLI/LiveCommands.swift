@@ -10,8 +10,8 @@ enum LiveCommands {
 
     static func specs(for command: String) -> [OptionSpec]? {
         switch command {
-        case "monitor": return liveSpecs + [OptionSpec("--record"), OptionSpec("--bitrate")]
-        case "record": return liveSpecs + [OptionSpec("--bitrate")] + RecordingOptions.specs
+        case "monitor": return liveSpecs + [OptionSpec("--record"), OptionSpec("--bitrate"), OptionSpec("--bits")]
+        case "record": return liveSpecs + [OptionSpec("--bitrate"), OptionSpec("--bits")] + RecordingOptions.specs
         case "devices":
             return [OptionSpec("--json", value: false), OptionSpec("--sinks", value: false),
                     OptionSpec("-h", "--help", value: false)]
@@ -46,6 +46,10 @@ enum LiveCommands {
         if bitrate != nil && record == nil {
             throw PulsemeterError(.usage, "--bitrate sets the encoder of a recording; add --record FILE")
         }
+        let sampleFormat = try RecordingOptions.sampleFormat(a)
+        if sampleFormat != .s16 && record == nil {
+            throw PulsemeterError(.usage, "--bits sets the sample format of a recording; add --record FILE")
+        }
         // An existing recording is never touched without --force: refused here, before the
         // server is asked anything (the recorder's O_EXCL open covers a file appearing
         // meanwhile; split and trigger number their files instead).
@@ -61,6 +65,7 @@ enum LiveCommands {
         var options = LiveOptions(device: a.string("device"), settings: settings, durationFrames: limit,
                                   recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate, recordMode: mode)
         options.replaceRecording = a.flag("force")
+        options.sampleFormat = sampleFormat
         let session = try LiveMeterSession(options: options, cancellation: cancellation,
                                            continuations: Signals.continuations)
         let sink: any FrameSink

@@ -7,6 +7,16 @@ enum RecordingOptions {
     static let specs = [OptionSpec("--split"), OptionSpec("--trigger"), OptionSpec("--hold"), OptionSpec("--pre-roll")]
     static let keys = specs.map(\.key)
 
+    /// `--bits 16|24|32|float` (record, monitor --record): the capture's and the file's sample
+    /// format; s16 when not given.
+    static func sampleFormat(_ a: ParsedArguments) throws(PulsemeterError) -> SampleFormat {
+        guard let raw = a.string("bits") else { return .s16 }
+        guard let f = SampleFormat(bits: raw) else {
+            throw PulsemeterError(.usage, "--bits \(SafeText.terminal(raw)) is not allowed: use 16, 24, 32 or float")
+        }
+        return f
+    }
+
     /// The recording mode at `rate`; `.single` when none of the options is given.
     static func mode(_ a: ParsedArguments, rate: Int) throws(PulsemeterError) -> RecordingPlan.Mode {
         let given = keys.filter { a.has($0) }
