@@ -85,6 +85,7 @@ complete -c pulsemeter -n '__pulsemeter_command record' -l split -x -d 'a new fi
 complete -c pulsemeter -n '__pulsemeter_command record' -l trigger -x -d 'voice-activated takes above this level (dBFS)'
 complete -c pulsemeter -n '__pulsemeter_command record' -l hold -x -d 'a take closes after this long below the trigger (s)'
 complete -c pulsemeter -n '__pulsemeter_command record' -l pre-roll -x -d 'audio kept from before the trigger (s)'
+complete -c pulsemeter -n '__pulsemeter_command record' -l keep -x -d 'keep only the newest N files (split, trigger)'
 
 # analyze
 complete -c pulsemeter -n '__pulsemeter_command analyze waveform' -l raw -x -a 's16le s24le s32le f32le' -d 'PCM layout on stdin'

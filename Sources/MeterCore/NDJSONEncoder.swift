@@ -82,7 +82,7 @@ public struct NDJSONEncoder {
     /// A `file` line: a split or voice-activated recording opened or closed a file.
     public mutating func file(_ e: RecordingFileEvent) -> [UInt8] {
         begin("file")
-        line.field("event", e.kind == .open ? "open" : "close")
+        line.field("event", e.kind.rawValue)
         line.field("file", e.file)
         line.field("pos", e.pos)
         line.field("frames", e.frames)

@@ -21,6 +21,12 @@ public struct LiveOptions: Sendable {
     public var replaceRecording = false
     /// The capture's sample format, and the recording's (`--bits`).
     public var sampleFormat: SampleFormat = .s16
+    /// Pauses and resumes the recording (the meter goes on); nil: never paused.
+    public var pause: PauseControl?
+    /// With `--trigger`: takes longer than this go on in a new file (`--split` as well).
+    public var takeSplitFrames: Int?
+    /// With `--split` or `--trigger`: the newest files kept (`--keep`); nil: all.
+    public var keepFiles: Int?
 
     public init(device: String? = nil, settings: MeterSettings, durationFrames: Int? = nil,
                 recordPath: FilePath? = nil, reconnect: Bool = false, bitrateKbps: Int? = nil,
@@ -135,6 +141,8 @@ public final class LiveMeterSession: @unchecked Sendable {
         if let path = options.recordPath, let format {
             var plan = RecordingPlan(path: path, mode: options.recordMode)
             plan.replaceExisting = options.replaceRecording
+            plan.takeSplitFrames = options.takeSplitFrames
+            plan.keepFiles = options.keepFiles
             files = try Recorder(plan: plan, format: format) { [fileEvents] e in
                 fileEvents.list.withLock { $0.append(e) }
             }
@@ -177,6 +185,7 @@ public final class LiveMeterSession: @unchecked Sendable {
         let limit = options.durationFrames ?? Int.max
         var stops = StopLossEstimator(rate: s.rate, chunkSeconds: Double(chunkFrames) / Double(s.rate))
         var seenContinues = continuations()
+        var paused = false
         while !shouldStop && pos < limit {
             let frames = min(chunkFrames, limit - pos)
             do {
@@ -207,8 +216,18 @@ public final class LiveMeterSession: @unchecked Sendable {
             }
             if abandoned.load(ordering: .acquiring) { break }
             let chunk = UnsafeBufferPointer(start: scratch.assumingMemoryBound(to: UInt8.self), count: frames * frameBytes)
-            if let recorder, !recorder.push(chunk, position: pos) {
-                recordOverflow.add(frames, ordering: .relaxed)
+            if let recorder {
+                // Paused: the recorder gets an empty chunk where the pause begins (it reports
+                // it), then nothing until the first chunk after the resume.
+                let pausedNow = options.pause?.isPaused ?? false
+                if pausedNow && !paused {
+                    recorder.withWritableSlot(position: pos) { _ in 0 }
+                    recorder.nudgeConsumer()  // reported now, not with the next batch
+                }
+                paused = pausedNow
+                if !paused && !recorder.push(chunk, position: pos) {
+                    recordOverflow.add(frames, ordering: .relaxed)
+                }
             }
             meter.push(chunk, position: pos)  // full: dropped, seen by position
             pos += frames
@@ -268,6 +287,8 @@ public final class LiveMeterSession: @unchecked Sendable {
                 attempt { () throws(OutputError) in try files.receive(UnsafeRawBufferPointer(chunk), position: position) }
             }) {}
             if triggered { attempt { () throws(OutputError) in try takeDecisions(into: files) } }
+            // A file line (a pause above all) reaches the output now, even while no audio comes.
+            if fileEvents.list.withLock({ !$0.isEmpty }) { meter.nudgeConsumer() }
         }
         if triggered {
             decisionsDone.wait()  // the analysis's last decisions (it posts them right after capture)

@@ -11,6 +11,14 @@ import MeterCore
 ///   cuts each take there, so a take is the captured samples of its span bit for bit and the
 ///   capture thread never waits for a decision.
 ///
+/// - trigger with a split length: a take longer than it goes on in a new file at each
+///   multiple of the length from the take's start.
+/// - keep: with split and trigger, once more than `keepFiles` files are closed the oldest is
+///   removed (`unlink(2)`) and reported (`removed`): a rolling archive of the newest files.
+/// - pause: an empty chunk marks where a pause begins (reported as a `pause` event); the next
+///   chunk, at a later position, is where the recording resumes (`resume`). Paused audio never
+///   reaches the recorder: split files and takes simply have no frames for that span.
+///
 /// Every file is created through `createFile`, the one place that makes a writer. Open and
 /// close are reported through `report` (on this thread). Owned by the recorder thread.
 final class Recorder {
@@ -34,11 +42,18 @@ final class Recorder {
     // split
     private var splitEnd = 0
 
+    // pause
+    private var paused = false
+
+    // keep: the closed files still on disk, oldest first, with their frame counts
+    private var kept: [(path: FilePath, frames: Int)] = []
+
     // trigger
     private var history: UnsafeMutableRawPointer?
     private var historyFrames = 0
     private var have = 0          // capture position just past the newest frame received
     private var cursor = 0        // capture position up to which the decisions are applied
+    private var validFrom = 0     // the history holds captured frames from here (none in a hole)
     private var pending: [TakeDetector.Change] = []
     private var pendingHead = 0
     private var takeOpen: Bool { writer != nil }
@@ -81,6 +96,16 @@ final class Recorder {
     /// Takes the captured frames at `position` (chunks come in order), as bytes in the
     /// format's sample format.
     func receive(_ chunk: UnsafeRawBufferPointer, position: Int) throws(OutputError) {
+        if chunk.isEmpty {
+            guard !paused else { return }
+            paused = true
+            reportPause(.pause, at: position)
+            return
+        }
+        if paused {
+            paused = false
+            reportPause(.resume, at: position)
+        }
         let frames = chunk.count / frameBytes
         guard frames > 0, let base = chunk.baseAddress else { return }
         switch plan.mode {
@@ -135,13 +160,29 @@ final class Recorder {
         report(RecordingFileEvent(.open, file: name.string, pos: pos, frames: 0))
     }
 
+    /// A pause or resume, on the open file (or, between takes, the name pattern).
+    private func reportPause(_ kind: RecordingFileEvent.Kind, at position: Int) {
+        let file = writer?.path ?? (plan.mode == .single ? plan.path : lastFile ?? plan.path)
+        report(RecordingFileEvent(kind, file: file.string, pos: position, frames: writer?.framesWritten ?? 0))
+    }
+
     private func closeFile() throws(OutputError) {
         guard let w = writer else { return }
         writer = nil
         defer { closedFrames += w.framesWritten }
         try w.close()
         if case .single = plan.mode { return }
-        report(RecordingFileEvent(.close, file: w.path.string, pos: fileStart + w.framesWritten, frames: w.framesWritten))
+        let end = fileStart + w.framesWritten
+        report(RecordingFileEvent(.close, file: w.path.string, pos: end, frames: w.framesWritten))
+        guard let keep = plan.keepFiles else { return }
+        kept.append((w.path, w.framesWritten))
+        while kept.count > keep {
+            let old = kept.removeFirst()
+            // A file already gone (removed by hand) is not reported.
+            if old.path.withCString({ unlink($0) }) == 0 {
+                report(RecordingFileEvent(.removed, file: old.path.string, pos: end, frames: old.frames))
+            }
+        }
     }
 
     private func write(_ samples: UnsafeRawBufferPointer) throws(OutputError) {
@@ -159,6 +200,7 @@ final class Recorder {
             try advance(to: have)
             have = position
             cursor = max(cursor, position)
+            validFrom = position
         }
         var done = 0
         while done < frames {
@@ -191,7 +233,7 @@ final class Recorder {
                     }
                     cursor = start
                 }
-                let first = max(start, have - historyFrames, 0)
+                let first = max(start, have - historyFrames, validFrom, 0)
                 try openFile(at: first)
                 try writeHistory(from: first, to: cursor)
             case .close(let end):
@@ -210,13 +252,19 @@ final class Recorder {
         cursor = target
     }
 
-    /// Writes history frames [a, b) to the open file, in at most two contiguous runs.
+    /// Writes history frames [a, b) to the open file, in at most two contiguous runs (more
+    /// where a take longer than the split length goes on in a new file).
     private func writeHistory(from a: Int, to b: Int) throws(OutputError) {
         guard let history, b > a else { return }
         var p = a
         while p < b {
+            if let limit = plan.takeSplitFrames, takeOpen, p - fileStart >= limit {
+                try closeFile()
+                try openFile(at: p)
+            }
             let slot = p % historyFrames
-            let m = min(b - p, historyFrames - slot)
+            var m = min(b - p, historyFrames - slot)
+            if let limit = plan.takeSplitFrames { m = min(m, fileStart + limit - p) }
             try write(UnsafeRawBufferPointer(start: history + slot * frameBytes, count: m * frameBytes))
             p += m
         }

@@ -118,7 +118,8 @@ enum Help {
         PATH). The file is valid after any stop, even a kill (then at most the last second is
         missing). The end line gives recorded_frames. An existing FILE is never touched (exit 73)
         unless --force is given. q or Esc on the meter stops like Ctrl-C, the recording finished;
-        the meter shows REC, FILE and the recorded time.
+        the meter shows REC, FILE and the recorded time. Space or p pauses the recording and
+        resumes it (PAUSED; the meter goes on), as SIGUSR1 and SIGUSR2 do for scripts.
 
         options:
           -d, --device NAME      source                                             [server default]
@@ -132,6 +133,8 @@ enum Help {
               --trigger DB       voice-activated: a take opens when any channel's RMS rises above DB
               --hold SEC         ... and closes after this long below it                 [2]
               --pre-roll SEC     ... starting this long before the trigger (at most 60)  [0.5]
+                                 (--split with --trigger: a take longer than SEC is split)
+              --keep N           keep only the newest N files (split, trigger): a rolling archive
 
         With --split or --trigger, FILE holding % is a strftime(3) pattern (local time, when
         each file starts), else -001, -002, ... go before the extension; a name that exists

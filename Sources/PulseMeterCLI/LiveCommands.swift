@@ -66,6 +66,14 @@ enum LiveCommands {
                                   recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate, recordMode: mode)
         options.replaceRecording = a.flag("force")
         options.sampleFormat = sampleFormat
+        options.takeSplitFrames = try RecordingOptions.takeSplitFrames(a, rate: settings.rate)
+        options.keepFiles = try RecordingOptions.keep(a)
+        if record != nil {
+            // Space or p on the meter, SIGUSR1 / SIGUSR2 from scripts.
+            let pause = PauseControl()
+            try Signals.pauseOnSignals(pause)
+            options.pause = pause
+        }
         let session = try LiveMeterSession(options: options, cancellation: cancellation,
                                            continuations: Signals.continuations)
         let sink: any FrameSink
@@ -76,6 +84,7 @@ enum LiveCommands {
             ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize,
                                 onQuit: { cancellation.cancel() })  // q or Esc: as Ctrl-C
             if mode == .single { ansi!.recordingFile = record?.string }
+            ansi!.pause = options.pause
             if case .trigger = mode { ansi!.recordingIdleStatus = "waiting for the trigger" }
             sink = ansi!
             // Ctrl-Z gives the terminal back and stops; fg takes it again and redraws.
