@@ -21,6 +21,11 @@ public final class AnsiLiveSink: LiveStatusSink {
     public var minInterval = 1.0 / 90
     /// The file of a plain (not split, not triggered) recording: REC for the whole run.
     public var recordingFile: String?
+    /// The scrolling level history strip (the recording meter, unless `--no-history`).
+    public var showsHistory: Bool {
+        get { renderer.history != nil }
+        set { renderer.history = newValue ? LevelHistory() : nil }
+    }
     /// The recording's pause: space or p toggles it, and the head line says PAUSED while it
     /// is paused (the recorded time stands still).
     public var pause: PauseControl?

@@ -101,6 +101,7 @@ enum Help {
               --bits 16|24|32|float  with --record: the capture's and the file's sample format   [16]
               --reconnect        on server or device loss, wait and resume (a "gap" line marks it)
               --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
+              --no-history       no scrolling level history on the recording meter
 
         examples:
           pulsemeter
@@ -125,6 +126,7 @@ enum Help {
           -d, --device NAME      source                                             [server default]
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
               --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
+              --no-history       no scrolling level history on the recording meter
               --force            replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
               --bits 16|24|32|float  the capture's and the file's sample format, bit for bit   [16]

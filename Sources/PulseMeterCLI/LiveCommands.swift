@@ -5,7 +5,7 @@ import MeterIO
 enum LiveCommands {
     static let liveSpecs = MeterOptions.specs + [
         OptionSpec("-d", "--device"), OptionSpec("--reconnect", value: false),
-        OptionSpec("--force", value: false), OptionSpec("--floor"),
+        OptionSpec("--force", value: false), OptionSpec("--floor"), OptionSpec("--no-history", value: false),
     ]
 
     static func specs(for command: String) -> [OptionSpec]? {
@@ -85,6 +85,7 @@ enum LiveCommands {
                                 onQuit: { cancellation.cancel() })  // q or Esc: as Ctrl-C
             if mode == .single { ansi!.recordingFile = record?.string }
             ansi!.pause = options.pause
+            ansi!.showsHistory = record != nil && !a.flag("no-history")
             if case .trigger = mode { ansi!.recordingIdleStatus = "waiting for the trigger" }
             sink = ansi!
             // Ctrl-Z gives the terminal back and stops; fg takes it again and redraws.

@@ -417,5 +417,46 @@ extension LiveSuite {
             }
             #expect(r.lines.filter { $0.string("event") == "removed" }.isEmpty)
         }
+
+        @Test("record under tmux: the level history strip scrolls under the scale; --no-history hides it", arguments: [false, true])
+        func historyStripUnderTmux(hidden: Bool) throws {
+            typealias Tmux = TerminalMeter.Tmux
+            let server = try Live.server()
+            let dir = try Live.tempDir("history")
+            defer { Live.removeTree(dir) }
+            let tmux = Tmux(socket: dir + "/tmux.sock")
+            defer { _ = try? tmux("kill-server") }
+            server.drainFeed()
+            let input = TestSignal.make(frames: 20 * 48000, seed: 95)
+            let status = dir + "/status"
+            try tmux("new-session", "-d", "-s", "h", "-x", "80", "-y", "16",
+                     try server.paneCommand("record '\(dir)/h.wav' -d \(server.feedSource)" + (hidden ? " --no-history" : ""), status: status, env: "NO_COLOR=1 "))
+            _ = try JobControl.waitFor(tmux, "h") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
+            let feeder = server.startFeeding(input, speed: 1)
+            defer { server.stopFeeding(feeder) }
+            // The strip: the row after the scale, vertical blocks filling in from the right.
+            let blocks = Set("▁▂▃▄▅▆▇█")
+            func strip(_ rows: [String]) -> String? {
+                guard let scale = rows.firstIndex(where: { $0.contains("-60") && $0.contains("-20") }), scale + 1 < rows.count else { return nil }
+                let row = rows[scale + 1]
+                return row.contains(where: { blocks.contains($0) }) ? row : nil
+            }
+            let rows = try JobControl.waitFor(tmux, "h", timeout: 15) { rows, _ in
+                (JobControl.recordedSeconds(rows) ?? 0) >= 2 && (hidden || (strip(rows)?.filter { blocks.contains($0) }.count ?? 0) >= 40)
+            }
+            #expect((JobControl.recordedSeconds(rows) ?? 0) >= 2, "\(rows)")
+            if hidden {
+                #expect(strip(rows) == nil, "no strip with --no-history: \(rows)")
+            } else {
+                let s = try #require(strip(rows), "a strip under the scale: \(rows)")
+                #expect(s.filter { blocks.contains($0) }.count >= 40, "columns fill in as frames come: \(s)")
+                // Right-aligned under the bars: the newest column ends the row (a quiet frame
+                // would draw a space there, and the fed noise is never quiet).
+                #expect(s.last.map { blocks.contains($0) } == true, "newest at the right: \(s)")
+                #expect(s.hasPrefix("  "), "under the bars, past the labels: \(s)")
+            }
+            try tmux("send-keys", "-t", "h", "q")
+            _ = try JobControl.waitFor(tmux, "h") { _, f in f.alternate == "0" }
+        }
     }
 }
