@@ -31,6 +31,9 @@ final class Recorder {
     private var namer: FileNamer
     private var writer: (any RecordingWriter)?
     private var fileStart = 0
+    /// Capture position just past the last frame written to the open file (its close `pos`;
+    /// with a pause inside the file, more than `fileStart` plus its frames).
+    private var fileEnd = 0
     /// Frames in the files closed so far (as each writer counts them once closed: an encoder
     /// process acknowledges its frames only when it exits).
     private var closedFrames = 0
@@ -110,7 +113,7 @@ final class Recorder {
         guard frames > 0, let base = chunk.baseAddress else { return }
         switch plan.mode {
         case .single:
-            try write(chunk)
+            try write(chunk, at: position)
         case .split(let length):
             var done = 0
             while done < frames {
@@ -122,7 +125,7 @@ final class Recorder {
                     splitEnd = start + length
                 }
                 let n = min(frames - done, splitEnd - pos)
-                try write(UnsafeRawBufferPointer(start: base + done * frameBytes, count: n * frameBytes))
+                try write(UnsafeRawBufferPointer(start: base + done * frameBytes, count: n * frameBytes), at: pos)
                 done += n
             }
         case .trigger:
@@ -156,6 +159,7 @@ final class Recorder {
         }
         writer = w
         fileStart = pos
+        fileEnd = pos
         lastFile = name
         report(RecordingFileEvent(.open, file: name.string, pos: pos, frames: 0))
     }
@@ -172,7 +176,7 @@ final class Recorder {
         defer { closedFrames += w.framesWritten }
         try w.close()
         if case .single = plan.mode { return }
-        let end = fileStart + w.framesWritten
+        let end = fileEnd
         report(RecordingFileEvent(.close, file: w.path.string, pos: end, frames: w.framesWritten))
         guard let keep = plan.keepFiles else { return }
         kept.append((w.path, w.framesWritten))
@@ -185,8 +189,10 @@ final class Recorder {
         }
     }
 
-    private func write(_ samples: UnsafeRawBufferPointer) throws(OutputError) {
+    /// Writes frames captured at `position` onwards to the open file.
+    private func write(_ samples: UnsafeRawBufferPointer, at position: Int) throws(OutputError) {
         try writer?.write(samples)
+        fileEnd = position + samples.count / frameBytes
     }
 
     // MARK: trigger
@@ -265,7 +271,7 @@ final class Recorder {
             let slot = p % historyFrames
             var m = min(b - p, historyFrames - slot)
             if let limit = plan.takeSplitFrames { m = min(m, fileStart + limit - p) }
-            try write(UnsafeRawBufferPointer(start: history + slot * frameBytes, count: m * frameBytes))
+            try write(UnsafeRawBufferPointer(start: history + slot * frameBytes, count: m * frameBytes), at: p)
             p += m
         }
     }

@@ -458,5 +458,55 @@ extension LiveSuite {
             try tmux("send-keys", "-t", "h", "q")
             _ = try JobControl.waitFor(tmux, "h") { _, f in f.alternate == "0" }
         }
+
+        /// True when the 32 frames of `piece` from frame 2000 appear anywhere in `x`.
+        static func holds(_ x: [Int16], _ piece: [Int16]) -> Bool {
+            let probe = Array(piece[4000..<4064])
+            return stride(from: 0, to: max(0, x.count - 64), by: 2).contains { Array(x[$0..<($0 + 64)]) == probe }
+        }
+
+        @Test("--trigger with a pause inside a take: what was fed while paused is in no take, what came before and after is")
+        func pauseInsideTake() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("pausetake")
+            defer { Live.removeTree(dir) }
+            let a = TestSignal.make(frames: 30_400, seed: 71), b = TestSignal.make(frames: 30_400, seed: 72)
+            let c = TestSignal.make(frames: 30_400, seed: 73)
+            let quiet = [Int16](repeating: 0, count: 2 * 96_000)  // 2 s: the take closes after its hold
+            let (p, _) = try LiveSuite.startRecording(dir + "/t.wav", ["--trigger", "-40", "--hold", "1", "--pre-roll", "0.2"], server: server)
+            let s = Session(p, server: server)
+            func event(_ name: String) throws {
+                if s.lines.contains(where: { $0.type == "file" && $0.string("event") == name }) { return }
+                try s.wait("the \(name) line") { $0.type == "file" && $0.string("event") == name }
+            }
+            try s.feed(a)
+            p.signal(SIGUSR1)
+            if !server.alignedFeed { try event("pause") }
+            try s.feed(b)
+            try event("pause")
+            p.signal(SIGUSR2)
+            if !server.alignedFeed { try event("resume") }
+            try s.feed(c)
+            try event("resume")
+            if server.alignedFeed { try s.feed(quiet) }
+            try event("close")
+            p.signal(SIGTERM)
+            s.lines += try parseLines(p.readToEnd(timeout: 30))
+            #expect(p.wait(timeout: 10) == 0, "stderr: \(p.stderrText)")
+            let files = SplitAndTrigger.fileLines(s.lines)
+            let closes = files.filter { $0.event == "close" }
+            #expect(!closes.isEmpty)
+            // A close says where the take ended in the capture: past the paused span, so its
+            // pos is beyond its open pos plus its frames by that span.
+            let pause = try #require(files.first { $0.event == "pause" }), resume = try #require(files.first { $0.event == "resume" })
+            if let open = files.first(where: { $0.event == "open" }), let close = closes.first, open.pos < pause.pos, close.pos > resume.pos {
+                #expect(close.pos == open.pos + close.frames + (resume.pos - pause.pos), "close at \(close.pos)")
+            }
+            var all: [Int16] = []
+            for t in closes { all += try decodeWithSox(t.file) }
+            #expect(Self.holds(all, a), "the audio before the pause is in a take")
+            #expect(Self.holds(all, c), "the audio after the resume is in a take")
+            #expect(!Self.holds(all, b), "the audio fed while paused is in no take")
+        }
     }
 }
