@@ -202,6 +202,27 @@ extension LiveSuite {
                 }
                 #expect(feeder.wait(timeout: 10), "the feed source did not take the piece: \(feeder.error ?? "")")
             }
+
+            /// Reads until a `file` line with this event, unless one came already.
+            func fileEvent(_ name: String) throws {
+                if lines.contains(where: { $0.type == "file" && $0.string("event") == name }) { return }
+                try wait("the \(name) line") { $0.type == "file" && $0.string("event") == name }
+            }
+
+            /// Feeds `a`, pauses (SIGUSR1), feeds `b`, resumes (SIGUSR2), feeds `c`. The pause
+            /// takes effect at the first capture read that ends after it: on PulseAudio's pipe
+            /// source nothing is read between pieces, so its line comes with the next piece.
+            func feedPausing(_ a: [Int16], _ b: [Int16], _ c: [Int16]) throws {
+                try feed(a)
+                p.signal(SIGUSR1)
+                if !server.alignedFeed { try fileEvent("pause") }
+                try feed(b)  // metered, not recorded
+                try fileEvent("pause")
+                p.signal(SIGUSR2)
+                if !server.alignedFeed { try fileEvent("resume") }
+                try feed(c)
+                try fileEvent("resume")
+            }
         }
 
         /// The decoded recording without the silence after its last sound (the pipe source posts
@@ -226,21 +247,7 @@ extension LiveSuite {
             let file = dir + (mode == "m4a" ? "/memo.m4a" : "/memo.wav")
             let (p, _) = try LiveSuite.startRecording(file, split ? ["--split", "0.5"] : [], server: server)
             let s = Session(p, server: server)
-            // The pause takes effect at the first capture read that ends after it (on PulseAudio's
-            // pipe source nothing is read between pieces, so the line comes with the next piece).
-            func event(_ name: String) throws {
-                if s.lines.contains(where: { $0.type == "file" && $0.string("event") == name }) { return }
-                try s.wait("the \(name) line") { $0.type == "file" && $0.string("event") == name }
-            }
-            try s.feed(a)
-            p.signal(SIGUSR1)
-            if !server.alignedFeed { try event("pause") }
-            try s.feed(b)  // metered, not recorded
-            try event("pause")
-            p.signal(SIGUSR2)
-            if !server.alignedFeed { try event("resume") }
-            try s.feed(c)
-            try event("resume")
+            try s.feedPausing(a, b, c)
             p.signal(SIGTERM)
             s.lines += try parseLines(p.readToEnd(timeout: 30))
             #expect(p.wait(timeout: 10) == 0, "stderr: \(p.stderrText)")
@@ -475,21 +482,9 @@ extension LiveSuite {
             let quiet = [Int16](repeating: 0, count: 2 * 96_000)  // 2 s: the take closes after its hold
             let (p, _) = try LiveSuite.startRecording(dir + "/t.wav", ["--trigger", "-40", "--hold", "1", "--pre-roll", "0.2"], server: server)
             let s = Session(p, server: server)
-            func event(_ name: String) throws {
-                if s.lines.contains(where: { $0.type == "file" && $0.string("event") == name }) { return }
-                try s.wait("the \(name) line") { $0.type == "file" && $0.string("event") == name }
-            }
-            try s.feed(a)
-            p.signal(SIGUSR1)
-            if !server.alignedFeed { try event("pause") }
-            try s.feed(b)
-            try event("pause")
-            p.signal(SIGUSR2)
-            if !server.alignedFeed { try event("resume") }
-            try s.feed(c)
-            try event("resume")
+            try s.feedPausing(a, b, c)
             if server.alignedFeed { try s.feed(quiet) }
-            try event("close")
+            try s.fileEvent("close")
             p.signal(SIGTERM)
             s.lines += try parseLines(p.readToEnd(timeout: 30))
             #expect(p.wait(timeout: 10) == 0, "stderr: \(p.stderrText)")
