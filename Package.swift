@@ -38,7 +38,7 @@ let package = Package(
         .testTarget(name: "MeterIOTests", dependencies: ["MeterIO", "MeterCore", "CEBUR128"]),
         .testTarget(name: "PulseMeterCLITests", dependencies: ["PulseMeterCLI", "MeterIO", "MeterCore"]),
         // Against a real private PulseAudio (scripts/pulse-private); fail, never skip, without one.
-        .testTarget(name: "LiveTests", dependencies: ["MeterIO", "MeterCore"]),
+        .testTarget(name: "LiveTests", dependencies: ["MeterIO", "MeterCore", "CSndFile"]),
     ],
     swiftLanguageModes: [.v6]
 )

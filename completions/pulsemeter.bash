@@ -6,14 +6,14 @@ _pulsemeter_commands="monitor record analyze waveform play devices help"
 
 # Options per command, and the options that take no value (the rest take one).
 _pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target -h --help"
-_pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --force --record --bitrate"
-_pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect --force --bitrate --split --trigger --hold --pre-roll"
+_pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --force --floor --no-history --record --bitrate --bits"
+_pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect --force --floor --no-history --bitrate --bits --split --trigger --hold --pre-roll --keep"
 _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered"
 _pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw --frames $_pulsemeter_many_opts"
-_pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --raw -r --rate -c --channels -h --help $_pulsemeter_many_opts"
+_pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --normalize --bits --pixels-per-second --samples-per-pixel --split-channels --raw -r --rate -c --channels -h --help $_pulsemeter_many_opts"
 _pulsemeter_opts_play="-d --device -f --format -o --output --loudness --target -h --help"
 _pulsemeter_opts_devices="--json --sinks -h --help"
-_pulsemeter_flags="-h --help --reconnect --force --json --sinks --events --loudness -0 --null --unordered --frames"
+_pulsemeter_flags="-h --help --reconnect --force --json --sinks --events --loudness -0 --null --unordered --frames --normalize --split-channels --no-history"
 
 # Audio files the decoders read (libsndfile, and ffmpeg for the rest).
 _pulsemeter_audio_ext='@(wav|WAV|flac|FLAC|ogg|OGG|oga|opus|mp3|MP3|aif|aiff|AIFF|aifc|caf|au|snd|w64|rf64|voc|m4a|M4A|aac|mp4|mkv|webm|wma|amr)'
@@ -73,11 +73,17 @@ _pulsemeter() {
     case "$prev" in
       -f|--format)
         if [ "$command" = waveform ]; then
-          COMPREPLY=($(compgen -W "json svg ansi" -- "$cur"))
+          COMPREPLY=($(compgen -W "json svg ansi dat audiowaveform-json peaks" -- "$cur"))
         else
           COMPREPLY=($(compgen -W "ansi ndjson" -- "$cur"))
         fi ;;
       --raw) COMPREPLY=($(compgen -W "s16le s24le s32le f32le" -- "$cur")) ;;
+      --bits)
+        if [ "$command" = waveform ]; then
+          COMPREPLY=($(compgen -W "8 16" -- "$cur"))
+        else
+          COMPREPLY=($(compgen -W "16 24 32 float" -- "$cur"))
+        fi ;;
       -d|--device)
         local IFS=$'\n'
         if [ "$command" = play ]; then

@@ -75,14 +75,18 @@ complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform 
 # Live capture: monitor, record.
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -s d -l device -x -a '(__pulsemeter_devices source)' -d 'PulseAudio source'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l reconnect -d 'on server or device loss, wait and resume'
+complete -c pulsemeter -n '__pulsemeter_command monitor record' -l floor -x -d 'the level that reads 0 in the frames level (dB)'
+complete -c pulsemeter -n '__pulsemeter_command monitor record' -l no-history -d 'no scrolling level history on the recording meter'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l force -d 'replace an existing recording file'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l bitrate -x -d 'bit rate of an m4a/aac, opus or mp3 recording (kbps)'
+complete -c pulsemeter -n '__pulsemeter_command monitor record' -l bits -x -a '16 24 32 float' -d 'sample format of the capture and the recording'
 complete -c pulsemeter -n '__pulsemeter_command monitor' -l record -r -F -d 'also record every captured frame'
 complete -c pulsemeter -n '__pulsemeter_command record' -F
 complete -c pulsemeter -n '__pulsemeter_command record' -l split -x -d 'a new file every so many seconds of audio'
 complete -c pulsemeter -n '__pulsemeter_command record' -l trigger -x -d 'voice-activated takes above this level (dBFS)'
 complete -c pulsemeter -n '__pulsemeter_command record' -l hold -x -d 'a take closes after this long below the trigger (s)'
 complete -c pulsemeter -n '__pulsemeter_command record' -l pre-roll -x -d 'audio kept from before the trigger (s)'
+complete -c pulsemeter -n '__pulsemeter_command record' -l keep -x -d 'keep only the newest N files (split, trigger)'
 
 # analyze
 complete -c pulsemeter -n '__pulsemeter_command analyze waveform' -l raw -x -a 's16le s24le s32le f32le' -d 'PCM layout on stdin'
@@ -101,8 +105,13 @@ complete -c pulsemeter -n '__pulsemeter_command analyze' -l frames -d 'many file
 # waveform
 set -l wave '__pulsemeter_command waveform'
 complete -c pulsemeter -n $wave -s n -l bars -x -d 'number of bars'
-complete -c pulsemeter -n $wave -s f -l format -x -a 'json svg ansi' -d 'output format'
+complete -c pulsemeter -n $wave -s f -l format -x -a 'json svg ansi dat audiowaveform-json peaks' -d 'output format'
 complete -c pulsemeter -n $wave -l floor -x -d 'level that reads 0 (dB)'
+complete -c pulsemeter -n $wave -l normalize -d 'levels scaled so the loudest bar is 1.0'
+complete -c pulsemeter -n $wave -l bits -x -a '8 16' -d 'dat and audiowaveform-json resolution'
+complete -c pulsemeter -n $wave -l pixels-per-second -x -d 'pixels per second of audio'
+complete -c pulsemeter -n $wave -l samples-per-pixel -x -d 'frames per pixel'
+complete -c pulsemeter -n $wave -l split-channels -d 'min/max pairs of each channel'
 complete -c pulsemeter -n $wave -s o -l output -r -F -d 'write there instead of stdout'
 complete -c pulsemeter -n $wave -l width -x -d 'SVG width (px)'
 complete -c pulsemeter -n $wave -l height -x -d 'SVG height (px)'

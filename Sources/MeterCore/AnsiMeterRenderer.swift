@@ -31,6 +31,10 @@ public struct AnsiMeterRenderer {
     /// How long a clip lamp stays lit after a clipped sample, in seconds of audio.
     public var clipLampSeconds: Double = 2
 
+    /// The scrolling level history under the scale (the recording meter); nil: none. It gives
+    /// way first: drawn only when the rows after it (loudness, the spectrum's least) still fit.
+    public var history: LevelHistory?
+
     private var peakHold: [Double] = []
     private var peakHoldPos: [Int] = []
     /// Per channel, the position of the last hop with a clipped sample (-1: none yet).
@@ -114,6 +118,7 @@ public struct AnsiMeterRenderer {
             lastClipPos = Array(repeating: -1, count: frame.clipSamples.count)
         }
         for (c, n) in frame.clipSamples.enumerated() where n > 0 { lastClipPos[c] = frame.pos }
+        history?.append(frame)
         for e in frame.events {
             switch e.kind {
             case .silenceStart: inSilence = true
@@ -163,6 +168,12 @@ public struct AnsiMeterRenderer {
         if lines.count < usable {
             lines.append(sgr("2") + String(repeating: " ", count: labelWidth) + scaleLine(cells: cells) + sgr("0"))
         }
+        if let history {
+            let after = (frame.loudness != nil ? 2 : 0) + (frame.bandsDb != nil ? 3 : 0)
+            if usable - lines.count - after >= 1 {
+                lines.append(String(repeating: " ", count: labelWidth) + historyStrip(history.newest(cells), cells: cells))
+            }
+        }
         if let loudness = frame.loudness {
             // With room for one line only, the numbers (M, S, I, LRA, TP) rather than the bar.
             let both = loudnessLines(loudness, target: s.targetLufs, width: w)
@@ -191,7 +202,8 @@ public struct AnsiMeterRenderer {
     /// The head line: the source, its spec and time, then the status, fitted to `width`. What
     /// gives way, in order: the source name (shortened, then its spec, then the name itself),
     /// the stream's time, the recording's file name, the silence and waiting notes, the
-    /// outage's words; REC and the recorded time stay at any width the full meter is drawn at.
+    /// outage's words; REC (or PAUSED) and the recorded time stay at any width the full meter is
+    /// drawn at.
     func headLine(source: String, settings s: MeterSettings, seconds: Double, status: MeterStatus, width: Int) -> String {
         var name = source
         var spec: String? = "\(s.rate) Hz  \(s.channels) ch"
@@ -202,7 +214,7 @@ public struct AnsiMeterRenderer {
         var waiting = status.waiting
         var silence: String? = inSilence ? "silence" : nil
         func compose() -> String {
-            let rec = recorded.map { "REC " + (file.map { $0 + " " } ?? "") + $0 }
+            let rec = recorded.map { (status.paused ? "PAUSED " : "REC ") + (file.map { $0 + " " } ?? "") + $0 }
             return [name, spec, clock, alert, rec, waiting, silence].compactMap { $0 }.filter { !$0.isEmpty }
                 .joined(separator: "  ")
         }
@@ -227,6 +239,25 @@ public struct AnsiMeterRenderer {
         ]
         for step in steps where over() > 0 { step() }
         return Self.fit(compose(), width)
+    }
+
+    /// The history strip: one column per level (oldest first, right-aligned in `cells` so the
+    /// newest is at the right), a vertical eighth block as high as the bars' mapping of the
+    /// level, coloured by its zone.
+    public func historyStrip(_ levels: [Double], cells: Int) -> String {
+        var out = String(repeating: " ", count: max(0, cells - levels.count))
+        var current = ""
+        for db in levels.suffix(cells) {
+            let eighths = Int((Decibels.level(db, floor: floorDb) * 8).rounded())
+            let glyph = glyphs.vertical[eighths]
+            let zone = zoneColor(db)
+            if zone != current && glyph != " " {
+                out += zone
+                current = zone
+            }
+            out += glyph
+        }
+        return out + sgr("0")
     }
 
     /// Bottom of the loudness bar's scale in LUFS (its top is 0).

@@ -15,6 +15,14 @@ public enum Decibels {
         return min(ceiling, max(floor, 10 * PureMath.log10(power)))
     }
 
+    /// The normalized meter value of a level: clamp((db - floor) / -floor, 0, 1), 0 at the
+    /// floor (a negative dB value) and below, 1 at full scale (what AVAudioRecorder-style
+    /// apps compute from the average power, and a waveform bar's height).
+    @inlinable
+    public static func level(_ db: Double, floor floorDb: Double) -> Double {
+        min(1, max(0, (db - floorDb) / -floorDb))
+    }
+
     /// `20*log10(amplitude)` bounded to [-160, 1000].
     @inlinable
     public static func fromAmplitude(_ amplitude: Double) -> Double {

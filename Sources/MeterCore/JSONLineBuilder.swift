@@ -10,7 +10,8 @@
 public final class JSONLineBuilder {
     private var storage: UnsafeMutablePointer<UInt8>
     private var capacity: Int
-    private var count = 0
+    /// Bytes in the line so far.
+    public private(set) var count = 0
 
     public init(capacity: Int = 1024) {
         self.capacity = max(64, capacity)

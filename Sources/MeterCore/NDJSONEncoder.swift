@@ -6,8 +6,11 @@ public struct NDJSONEncoder {
     public static let version = 1
     private var line = JSONLineBuilder()
     private var rate = 1
+    /// With a floor, live frames (those with `ts`) carry `level` per channel,
+    /// `Decibels.level(rms_db, floor:)`.
+    public var levelFloorDb: Double?
 
-    public init() {}
+    public init(levelFloorDb: Double? = nil) { self.levelFloorDb = levelFloorDb }
 
     public mutating func start(_ info: StreamInfo) -> [UInt8] {
         let s = info.settings
@@ -41,6 +44,15 @@ public struct NDJSONEncoder {
         if let ts = f.ts { line.field("ts", ts, decimals: 6) }
         line.field("rms_db", f.rmsDb, decimals: 2)
         line.field("peak_db", f.peakDb, decimals: 2)
+        if let floorDb = levelFloorDb, f.ts != nil {
+            line.key("level")
+            line.byte(UInt8(ascii: "["))
+            for (i, db) in f.rmsDb.enumerated() {
+                if i > 0 { line.byte(UInt8(ascii: ",")) }
+                line.number(Decibels.level(db, floor: floorDb), decimals: 4)
+            }
+            line.byte(UInt8(ascii: "]"))
+        }
         if let bands = f.bandsDb { line.field("bands_db", bands, decimals: 2) }
         if let l = f.loudness {
             line.field("lufs_m", l.momentary, decimals: 2)
@@ -71,7 +83,7 @@ public struct NDJSONEncoder {
     /// A `file` line: a split or voice-activated recording opened or closed a file.
     public mutating func file(_ e: RecordingFileEvent) -> [UInt8] {
         begin("file")
-        line.field("event", e.kind == .open ? "open" : "close")
+        line.field("event", e.kind.rawValue)
         line.field("file", e.file)
         line.field("pos", e.pos)
         line.field("frames", e.frames)

@@ -2,9 +2,13 @@
 /// events follow its line.
 public final class NDJSONSink: FrameSink {
     private let output: any ByteOutput
-    private var encoder = NDJSONEncoder()
+    private var encoder: NDJSONEncoder
 
-    public init(output: any ByteOutput) { self.output = output }
+    /// `levelFloorDb`: live frames carry `level` (see `NDJSONEncoder.levelFloorDb`).
+    public init(output: any ByteOutput, levelFloorDb: Double? = nil) {
+        self.output = output
+        encoder = NDJSONEncoder(levelFloorDb: levelFloorDb)
+    }
 
     public func start(_ info: StreamInfo) throws { try output.write(encoder.start(info)) }
     public func frame(_ frame: MeterFrame) throws {

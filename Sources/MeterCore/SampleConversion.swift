@@ -1,4 +1,4 @@
-/// The one conversion between 16-bit PCM and the Float samples the meter and the lossy encoders
+/// The one conversion between integer PCM and the Float samples the meter and the lossy encoders
 /// work on: full scale is 1.0, so s16 is divided by 32768 (the contract's definition, and what
 /// libsndfile and ffmpeg do); back again it is multiplied by 32768, rounded and clamped to
 /// -32768...32767 (NaN becomes 0). Every reader and writer that turns shorts into floats or
@@ -16,10 +16,45 @@ public enum SampleConversion {
         return Int16(max(-32768, min(32767, v.isNaN ? 0 : v)))
     }
 
+    /// One sample to the 16-bit scale truncated toward zero and clamped, as audiowaveform turns
+    /// a channel mix into its 16-bit min/max values (C integer division truncates): for
+    /// samples that came from s16 this is exactly audiowaveform's value.
+    @inlinable
+    public static func int16TowardZero(_ f: Float) -> Int16 {
+        let v = (f * 32768).rounded(.towardZero)
+        return Int16(max(-32768, min(32767, v.isNaN ? 0 : v)))
+    }
+
     /// Converts `count` interleaved samples; a plain loop the compiler vectorizes.
     @inlinable
     public static func floats(from source: UnsafePointer<Int16>, into destination: UnsafeMutablePointer<Float>, count: Int) {
         for i in 0..<count { destination[i] = float(source[i]) }
+    }
+
+    /// A 24-bit sample in the low bits of a 32-bit word (`SampleFormat.s24`) as a 32-bit
+    /// sample: shifted up 8 bits, whatever the upper byte held (exact; libsndfile's `int`
+    /// samples are left-aligned, so its 24-bit file takes these 24 bits back).
+    @inlinable
+    public static func int32(s24Word w: Int32) -> Int32 { w << 8 }
+
+    /// Converts `count` interleaved samples in `format` (native-endian, as the rings carry
+    /// them) to Float, full scale 1.0: s16 / 32768, s24 and s32 (left-aligned) / 2^31, float
+    /// as it is. The one conversion of captured audio for the meter.
+    @inlinable
+    public static func floats(from raw: UnsafeRawPointer, format: SampleFormat,
+                              into destination: UnsafeMutablePointer<Float>, count: Int) {
+        switch format {
+        case .s16:
+            floats(from: raw.assumingMemoryBound(to: Int16.self), into: destination, count: count)
+        case .s24:
+            let p = raw.assumingMemoryBound(to: Int32.self)
+            for i in 0..<count { destination[i] = Float(int32(s24Word: p[i])) * (1.0 / 2147483648) }
+        case .s32:
+            let p = raw.assumingMemoryBound(to: Int32.self)
+            for i in 0..<count { destination[i] = Float(p[i]) * (1.0 / 2147483648) }
+        case .float:
+            destination.update(from: raw.assumingMemoryBound(to: Float.self), count: count)
+        }
     }
 
     /// Converts `count` interleaved samples back to 16 bits.

@@ -94,12 +94,18 @@ public struct Waveform: Sendable, Equatable {
     /// -160); nil when the input was read to its end.
     public var framesRead: Int?
     public var complete: Bool { framesRead == nil }
+    /// Levels scaled so that the loudest bar reads 1.0 (as chat apps draw a voice message);
+    /// `rmsDb` and `peakDb` stay as they are.
+    public var normalized = false
 
     public var bars: Int { rmsDb.count }
     public var duration: Double { rate > 0 ? Double(frames) / Double(rate) : 0 }
 
-    /// levels[i] = clamp((rms_db[i] - floor) / -floor, 0, 1).
+    /// levels[i] = clamp((rms_db[i] - floor) / -floor, 0, 1); normalized, each divided by the
+    /// largest (all zero stays zero).
     public var levels: [Double] {
-        rmsDb.map { min(1, max(0, ($0 - floorDb) / -floorDb)) }
+        let plain = rmsDb.map { Decibels.level($0, floor: floorDb) }
+        guard normalized, let top = plain.max(), top > 0 else { return plain }
+        return plain.map { $0 / top }
     }
 }

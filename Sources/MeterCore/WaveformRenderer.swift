@@ -17,6 +17,7 @@ public enum WaveformRenderer {
         b.field("rms_db", w.rmsDb, decimals: 2)
         b.field("peak_db", w.peakDb, decimals: 2)
         b.field("levels", w.levels, decimals: 4)
+        if w.normalized { b.field("normalized", true) }
         if let file { b.field("file", file) }
         if !w.complete { b.field("complete", false) }
         b.raw("}\n")

@@ -21,6 +21,14 @@ public final class AnsiLiveSink: LiveStatusSink {
     public var minInterval = 1.0 / 90
     /// The file of a plain (not split, not triggered) recording: REC for the whole run.
     public var recordingFile: String?
+    /// The scrolling level history strip (the recording meter, unless `--no-history`).
+    public var showsHistory: Bool {
+        get { renderer.history != nil }
+        set { renderer.history = newValue ? LevelHistory() : nil }
+    }
+    /// The recording's pause: space or p toggles it, and the head line says PAUSED while it
+    /// is paused (the recorded time stands still).
+    public var pause: PauseControl?
     /// Called when q or Esc is pressed (the CLI stops the run, as on Ctrl-C).
     private let onQuit: (() -> Void)?
 
@@ -64,10 +72,28 @@ public final class AnsiLiveSink: LiveStatusSink {
     public var recordingIdleStatus: String?
     private var openFile: String?
     private var openFilePos = 0
+    /// Capture frames of the open file's span that were paused, and where the current pause
+    /// began: the recorded time counts what the file holds.
+    private var pausedFrames = 0
+    private var pausedAt: Int?
 
     public func file(_ event: RecordingFileEvent) throws {
-        openFile = event.kind == .open ? SafeText.terminal(event.file) : nil
-        openFilePos = event.pos
+        switch event.kind {
+        case .open:
+            openFile = SafeText.terminal(event.file)
+            openFilePos = event.pos
+            pausedFrames = 0
+        case .close:
+            openFile = nil
+            openFilePos = event.pos
+        case .pause:
+            pausedAt = event.pos
+        case .resume:
+            if let p = pausedAt { pausedFrames += max(0, event.pos - max(p, openFilePos)) }
+            pausedAt = nil
+        case .removed:
+            break
+        }
     }
 
     public func idle(outage: Bool) throws {
@@ -108,8 +134,12 @@ public final class AnsiLiveSink: LiveStatusSink {
     }
 
     private func pollKeys() {
-        guard screen.readKeys().contains(.quit) else { return }
-        onQuit?()
+        let keys = screen.readKeys()
+        if keys.contains(.quit) { onQuit?() }
+        if let pause, keys.contains(.space) {
+            pause.toggle()
+            if let f = lastFrame ?? emptyFrame() { try? draw(f, now: monotonicSeconds()) }  // PAUSED at once
+        }
     }
 
     /// True when the meter must be drawn whole at a new size: a resize, or a resume after a
@@ -134,11 +164,14 @@ public final class AnsiLiveSink: LiveStatusSink {
         guard let info, active else { return }
         lastDraw = now
         var status = MeterStatus(alert: outage ? "RECONNECTING: source lost, waiting for it" : nil)
+        let paused = pause?.isPaused ?? false
+        status.paused = paused
         if let file = openFile ?? recordingFile.map(SafeText.terminal) {
             status.recordingFile = file
-            status.recordedSeconds = Double(frame.pos - openFilePos) / Double(info.settings.rate)
+            let recordedFrames = (pausedAt ?? frame.pos) - openFilePos - pausedFrames
+            status.recordedSeconds = Double(max(0, recordedFrames)) / Double(info.settings.rate)
         } else {
-            status.waiting = recordingIdleStatus
+            status.waiting = paused ? "PAUSED" : recordingIdleStatus
         }
         try screen.draw(renderer.render(frame, info: info, status: status))
     }

@@ -94,13 +94,14 @@ public final class FFmpegEncoderWriter: RecordingWriter {
         return how
     }
 
-    /// Hands interleaved s16 frames to ffmpeg; exit 74 when it has stopped taking them.
-    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(OutputError) {
+    /// Hands interleaved s16 frames (the only format AAC recordings take) to ffmpeg; exit 74
+    /// when it has stopped taking them.
+    public func write(_ frames: UnsafeRawBufferPointer) throws(OutputError) {
         if let failure { throw failure }
         guard let child else { return }
-        let code = child.writeToStdin(UnsafeRawBufferPointer(samples))
+        let code = child.writeToStdin(frames)
         if code == 0 {
-            handedOver += samples.count / channels
+            handedOver += frames.count / (2 * channels)
             return
         }
         child.closeStdin()

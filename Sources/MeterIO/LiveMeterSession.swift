@@ -19,6 +19,14 @@ public struct LiveOptions: Sendable {
     public var recordMode: RecordingPlan.Mode
     /// Replace an existing recording file (`.single` only); when false it is never touched.
     public var replaceRecording = false
+    /// The capture's sample format, and the recording's (`--bits`).
+    public var sampleFormat: SampleFormat = .s16
+    /// Pauses and resumes the recording (the meter goes on); nil: never paused.
+    public var pause: PauseControl?
+    /// With `--trigger`: takes longer than this go on in a new file (`--split` as well).
+    public var takeSplitFrames: Int?
+    /// With `--split` or `--trigger`: the newest files kept (`--keep`); nil: all.
+    public var keepFiles: Int?
 
     public init(device: String? = nil, settings: MeterSettings, durationFrames: Int? = nil,
                 recordPath: FilePath? = nil, reconnect: Bool = false, bitrateKbps: Int? = nil,
@@ -73,8 +81,9 @@ public final class LiveMeterSession: @unchecked Sendable {
     private let decisionsDone = DispatchSemaphore(value: 0)
     /// Files opened and closed, recorder -> analysis (for the sink's `file` lines).
     private let fileEvents = FileEventQueue()
-    private let meter: ChunkHandoff<Int16>
-    private let recorder: ChunkHandoff<Int16>?
+    /// Captured frames as the server delivered them (bytes in `options.sampleFormat`).
+    private let meter: ChunkHandoff<UInt8>
+    private let recorder: ChunkHandoff<UInt8>?
     private let recorderBatch: Int
     private let cancellation: Cancellation
 
@@ -120,23 +129,26 @@ public final class LiveMeterSession: @unchecked Sendable {
         // The container is checked first (a usage error), the file created only once the
         // server answered (no empty file left behind when it does not).
         let format = try options.recordPath.map { (path) throws(RecordingError) in
-            try RecordingFormat.choose(path: path, rate: s.rate, channels: s.channels, bitrateKbps: options.bitrateKbps)
+            try RecordingFormat.choose(path: path, rate: s.rate, channels: s.channels, bitrateKbps: options.bitrateKbps,
+                                       sampleFormat: options.sampleFormat)
         }
         let chunkFrames = Self.chunkFrames(hop: s.hop, rate: s.rate)
         self.chunkFrames = chunkFrames
         let stream = try PulseStream(direction: .record, device: options.device, rate: s.rate, channels: s.channels,
-                                     fragmentFrames: chunkFrames)
+                                     format: options.sampleFormat, fragmentFrames: chunkFrames)
         self.stream = stream
         sourceName = stream.device ?? options.device ?? "default"
         if let path = options.recordPath, let format {
             var plan = RecordingPlan(path: path, mode: options.recordMode)
             plan.replaceExisting = options.replaceRecording
+            plan.takeSplitFrames = options.takeSplitFrames
+            plan.keepFiles = options.keepFiles
             files = try Recorder(plan: plan, format: format) { [fileEvents] e in
                 fileEvents.list.withLock { $0.append(e) }
             }
         }
-        let slot = chunkFrames * s.channels
-        let slotBytes = slot * 2
+        let slotBytes = chunkFrames * s.channels * options.sampleFormat.bytesPerSample
+        let slot = slotBytes  // the rings carry the captured bytes
         // ~2.5 s of meter input (at least 32 chunks; less for very wide specs): enough to ride
         // out bursts from sources that deliver in lumps (pipe sources, PipeWire) without dropping.
         let seconds = Double(chunkFrames) / Double(s.rate)
@@ -161,7 +173,8 @@ public final class LiveMeterSession: @unchecked Sendable {
 
     private func captureLoop() {
         let s = options.settings
-        let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: chunkFrames * s.channels)
+        let frameBytes = s.channels * options.sampleFormat.bytesPerSample
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: chunkFrames * frameBytes, alignment: 16)
         defer {
             scratch.deallocate()
             recorder?.close()
@@ -172,11 +185,12 @@ public final class LiveMeterSession: @unchecked Sendable {
         let limit = options.durationFrames ?? Int.max
         var stops = StopLossEstimator(rate: s.rate, chunkSeconds: Double(chunkFrames) / Double(s.rate))
         var seenContinues = continuations()
+        var paused = false
         while !shouldStop && pos < limit {
             let frames = min(chunkFrames, limit - pos)
             do {
                 guard let stream else { throw PulseError.streamLost(reason: "no stream") }
-                try stream.read(scratch, bytes: frames * s.channels * 2)
+                try stream.read(scratch, bytes: frames * frameBytes)
             } catch {
                 if shouldStop { break }
                 guard options.reconnect else {
@@ -201,9 +215,19 @@ public final class LiveMeterSession: @unchecked Sendable {
                 }
             }
             if abandoned.load(ordering: .acquiring) { break }
-            let chunk = UnsafeBufferPointer(start: scratch, count: frames * s.channels)
-            if let recorder, !recorder.push(chunk, position: pos) {
-                recordOverflow.add(frames, ordering: .relaxed)
+            let chunk = UnsafeBufferPointer(start: scratch.assumingMemoryBound(to: UInt8.self), count: frames * frameBytes)
+            if let recorder {
+                // Paused: the recorder gets an empty chunk where the pause begins (it reports
+                // it), then nothing until the first chunk after the resume.
+                let pausedNow = options.pause?.isPaused ?? false
+                if pausedNow && !paused {
+                    recorder.withWritableSlot(position: pos) { _ in 0 }
+                    recorder.nudgeConsumer()  // reported now, not with the next batch
+                }
+                paused = pausedNow
+                if !paused && !recorder.push(chunk, position: pos) {
+                    recordOverflow.add(frames, ordering: .relaxed)
+                }
             }
             meter.push(chunk, position: pos)  // full: dropped, seen by position
             pos += frames
@@ -232,7 +256,7 @@ public final class LiveMeterSession: @unchecked Sendable {
         while !shouldStop {
             if let s = try? PulseStream(direction: .record, device: options.device,
                                         rate: options.settings.rate, channels: options.settings.channels,
-                                        fragmentFrames: chunkFrames) {
+                                        format: options.sampleFormat, fragmentFrames: chunkFrames) {
                 stream = s
                 gaps.withLock { $0.append(StreamGap(pos: pos, startTs: start, endTs: unixSeconds())) }
                 return true
@@ -260,9 +284,11 @@ public final class LiveMeterSession: @unchecked Sendable {
         }
         while recorder.waitForChunks(recorderBatch) {
             while recorder.pop({ chunk, position in
-                attempt { () throws(OutputError) in try files.receive(chunk, position: position) }
+                attempt { () throws(OutputError) in try files.receive(UnsafeRawBufferPointer(chunk), position: position) }
             }) {}
             if triggered { attempt { () throws(OutputError) in try takeDecisions(into: files) } }
+            // A file line (a pause above all) reaches the output now, even while no audio comes.
+            if fileEvents.list.withLock({ !$0.isEmpty }) { meter.nudgeConsumer() }
         }
         if triggered {
             decisionsDone.wait()  // the analysis's last decisions (it posts them right after capture)
@@ -324,7 +350,9 @@ public final class LiveMeterSession: @unchecked Sendable {
             recorderDone.signal()
         }
 
-        let floats = UnsafeMutablePointer<Float>.allocate(capacity: meter.ring.slotCapacity)
+        let sampleFormat = options.sampleFormat
+        let frameBytes = s.channels * sampleFormat.bytesPerSample
+        let floats = UnsafeMutablePointer<Float>.allocate(capacity: meter.ring.slotCapacity / sampleFormat.bytesPerSample)
         defer { floats.deallocate() }
         let hop = pipeline.hop
         var takes: TakeDetector?
@@ -358,12 +386,13 @@ public final class LiveMeterSession: @unchecked Sendable {
             var got = false
             while meter.pop({ chunk, position in
                 got = true
-                let frames = chunk.count / s.channels
+                let frames = chunk.count / frameBytes
                 let expected = pipeline.pos
                 emitGaps(upTo: position)
                 guarded {
                     if position > expected { try pipeline.skip(frames: position - expected, emit: emit) }
-                    SampleConversion.floats(from: chunk.baseAddress!, into: floats, count: chunk.count)
+                    SampleConversion.floats(from: UnsafeRawPointer(chunk.baseAddress!), format: sampleFormat,
+                                            into: floats, count: frames * s.channels)
                     try pipeline.process(floats, frames: frames, emit: emit)
                 }
             }) {}

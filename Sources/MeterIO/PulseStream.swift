@@ -3,7 +3,8 @@ import MeterCore
 import Synchronization
 
 /// A PulseAudio simple-API stream (`pa_simple_new`), for recording (`pa_simple_read`) or
-/// playback (`pa_simple_write`), s16 native-endian.
+/// playback (`pa_simple_write`), native-endian samples in `format` (s16 unless asked:
+/// s24 in 32-bit words, s32, float; the server converts from the device's own format).
 ///
 /// Owned by one thread at a time: the capture thread reads, `play`'s audio thread writes;
 /// `@unchecked Sendable` only so it can be handed to that thread once.
@@ -12,6 +13,7 @@ public final class PulseStream: @unchecked Sendable {
 
     public let rate: Int
     public let channels: Int
+    public let format: SampleFormat
     public let device: String?
     private var handle: OpaquePointer?
     /// Why the last read or write failed (`pa_strerror`), for the caller's message.
@@ -33,14 +35,21 @@ public final class PulseStream: @unchecked Sendable {
     /// delivery from the server; playback streams keep a short target buffer so pausing is
     /// heard at once.
     public init(direction: Direction, device: String?, rate: Int, channels: Int,
-                name: String = "pulsemeter", latencyMs: Int = 10, fragmentFrames: Int? = nil,
-                startTimeout: Double = 4) throws(PulseError) {
+                format: SampleFormat = .s16, name: String = "pulsemeter", latencyMs: Int = 10,
+                fragmentFrames: Int? = nil, startTimeout: Double = 4) throws(PulseError) {
         self.rate = rate
         self.channels = channels
+        self.format = format
         let resolved = try PulseDevices(timeout: startTimeout).resolve(device, direction: direction)?.name
         self.device = resolved
-        let spec = pa_sample_spec(format: CPulse_SAMPLE_S16NE, rate: UInt32(rate), channels: UInt8(channels))
-        let bytes = UInt32((fragmentFrames ?? max(1, rate * latencyMs / 1000)) * channels * 2)
+        let paFormat: pa_sample_format_t = switch format {
+        case .s16: CPulse_SAMPLE_S16NE
+        case .s24: CPulse_SAMPLE_S24_32NE
+        case .s32: CPulse_SAMPLE_S32NE
+        case .float: CPulse_SAMPLE_FLOAT32NE
+        }
+        let spec = pa_sample_spec(format: paFormat, rate: UInt32(rate), channels: UInt8(channels))
+        let bytes = UInt32((fragmentFrames ?? max(1, rate * latencyMs / 1000)) * channels * format.bytesPerSample)
         let unset = UInt32.max
         var attr: pa_buffer_attr
         switch direction {

@@ -1,3 +1,5 @@
+import MeterCore
+
 /// Why a recording cannot be made as asked: the facts (container, value, what is allowed),
 /// for the command line to word; it names the options (`--rate`, `--bitrate`, ...), this layer
 /// never does. All are usage errors (exit 64), found before anything is captured or created.
@@ -14,4 +16,6 @@ public enum RecordingError: Error, Equatable, Sendable {
     case bitrate(codec: String, kbps: Int, allowed: ClosedRange<Int>, rate: Int, channels: Int)
     /// The container's encoder takes no bit rate: Vorbis takes a quality, PCM and FLAC none.
     case noBitrate(ext: String, lossy: Bool)
+    /// The container cannot hold samples in `format` bit for bit; `holding` lists those that can.
+    case sampleFormat(ext: String, format: SampleFormat, holding: [String])
 }

@@ -42,6 +42,8 @@ public struct RecordingFormat: Sendable {
     public let compressionLevel: Double?
     /// The asked bit rate in kbps (nil: the encoder's default).
     public let bitrateKbps: Int?
+    /// The samples the writer is given and the file holds (s16 unless `--bits` asks).
+    public var sampleFormat: SampleFormat = .s16
 
     /// The containers encoded by ffmpeg rather than libsndfile.
     static let ffmpegContainers = ["m4a", "aac"]
@@ -97,10 +99,46 @@ public struct RecordingFormat: Sendable {
                                channels: channels, compressionLevel: nil, bitrateKbps: bitrateKbps)
     }
 
+    /// The containers that hold `format` bit for bit (every offered one holds s16): the
+    /// header-based PCM containers, and FLAC up to 24 bits.
+    public static func containers(holding format: SampleFormat) -> [String] {
+        guard format != .s16 else { return containers() }
+        return soundFileContainers().filter { ext in
+            guard let entry = offered.first(where: { $0.ext == ext }) else { return false }
+            return entry.kind == .headerPCM || (entry.kind == .losslessStream && format == .s24)
+        }
+    }
+
+    /// The libsndfile subtype that holds `format`.
+    static func subtype(_ format: SampleFormat) -> Int32 {
+        switch format {
+        case .s16: return Int32(SF_FORMAT_PCM_16)
+        case .s24: return Int32(SF_FORMAT_PCM_24)
+        case .s32: return Int32(SF_FORMAT_PCM_32)
+        case .float: return Int32(SF_FORMAT_FLOAT)
+        }
+    }
+
     /// Chooses the container for `path` from its extension; a `RecordingError` for an
-    /// extension not offered, a spec the container cannot take, or a bit rate it cannot set.
-    /// `bitrateKbps` nil: the encoder's default.
-    public static func choose(path: FilePath, rate: Int, channels: Int, bitrateKbps: Int? = nil) throws(RecordingError) -> RecordingFormat {
+    /// extension not offered, a spec the container cannot take, a sample format it cannot
+    /// hold bit for bit, or a bit rate it cannot set. `bitrateKbps` nil: the encoder's default.
+    public static func choose(path: FilePath, rate: Int, channels: Int, bitrateKbps: Int? = nil,
+                              sampleFormat: SampleFormat = .s16) throws(RecordingError) -> RecordingFormat {
+        var chosen = try chooseContainer(path: path, rate: rate, channels: channels, bitrateKbps: bitrateKbps)
+        guard sampleFormat != .s16 else { return chosen }
+        let holding = containers(holding: sampleFormat)
+        guard holding.contains(chosen.fileExtension) else {
+            throw RecordingError.sampleFormat(ext: chosen.fileExtension, format: sampleFormat, holding: holding)
+        }
+        chosen = RecordingFormat(code: (chosen.code & Int32(SF_FORMAT_TYPEMASK)) | subtype(sampleFormat), kind: chosen.kind,
+                                 fileExtension: chosen.fileExtension, rate: rate, channels: channels,
+                                 compressionLevel: chosen.compressionLevel, bitrateKbps: chosen.bitrateKbps)
+        chosen.sampleFormat = sampleFormat
+        return chosen
+    }
+
+    /// The container for 16-bit samples.
+    static func chooseContainer(path: FilePath, rate: Int, channels: Int, bitrateKbps: Int?) throws(RecordingError) -> RecordingFormat {
         let ext = path.extensionLowercased
         if ffmpegContainers.contains(ext) {
             return try chooseAAC(path: path, ext: ext, rate: rate, channels: channels, bitrateKbps: bitrateKbps)

@@ -18,6 +18,12 @@ public struct RecordingPlan: Sendable, Equatable {
     /// `.single`: replace an existing file at `path` (`--force`); when false such a file is
     /// never touched (split and trigger never replace: their names get a counter instead).
     public var replaceExisting = false
+    /// `.trigger`: a take longer than this many frames goes on in a new file (`--split` with
+    /// `--trigger`); nil: one file per take.
+    public var takeSplitFrames: Int?
+    /// `.split` and `.trigger`: keep only the newest this many files this run wrote, removing
+    /// older ones as new ones close (`--keep`); nil: keep all.
+    public var keepFiles: Int?
 
     public init(path: FilePath, mode: Mode = .single) {
         self.path = path

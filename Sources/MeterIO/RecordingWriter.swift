@@ -10,8 +10,9 @@ public protocol RecordingWriter: AnyObject {
     var path: FilePath { get }
     /// Frames that have reached the file (after `close`, every frame that is in it).
     var framesWritten: Int { get }
-    /// Appends interleaved s16 frames; throws (exit 74) when they cannot be written.
-    func write(_ samples: UnsafeBufferPointer<Int16>) throws(OutputError)
+    /// Appends interleaved frames, native-endian in the format's `sampleFormat` (as the
+    /// capture delivered them); throws (exit 74) when they cannot be written.
+    func write(_ frames: UnsafeRawBufferPointer) throws(OutputError)
     /// Finishes the file so every player reads it to its last frame.
     func close() throws(OutputError)
 }

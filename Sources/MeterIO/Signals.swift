@@ -12,7 +12,9 @@ import Synchronization
 ///   `handleJobControl`: the view gives the terminal back, then the process stops itself with
 ///   the default action (`raise(3)`), so the shell sees an ordinary stopped job;
 /// - SIGCONT: counted (`continuations`, for measuring what a stop cost) and passed to the
-///   registered view, which takes the terminal again.
+///   registered view, which takes the terminal again;
+/// - SIGUSR1 and SIGUSR2, handled only once a recording registered with `pauseOnSignals`:
+///   `PauseControl.pause()` and `.resume()` (the last one sent wins), for scripts.
 /// Installed with `sigaction(2)`; SIGPIPE is ignored so a closed reader shows up as EPIPE.
 public enum Signals {
     /// The signal that asked to stop (SIGINT, SIGTERM or SIGHUP), or 0.
@@ -60,6 +62,23 @@ public enum Signals {
         if stopRequested { cancelWatched() }
     }
 
+    /// Pauses `control` on SIGUSR1 and resumes it on SIGUSR2 from now on (without this, both
+    /// keep their default action). Needs `installStopHandlers()`.
+    public static func pauseOnSignals(_ control: PauseControl) throws {
+        _ = pauseRequest.load(ordering: .relaxed)
+        pausable.withLock { $0 = control }
+        try startWatcher()
+        install(SIGUSR1) { _ in
+            pauseRequest.store(1, ordering: .releasing)
+            sem_post(signalSemaphore)
+        }
+        install(SIGUSR2) { _ in
+            pauseRequest.store(2, ordering: .releasing)
+            sem_post(signalSemaphore)
+        }
+        unblock([SIGUSR1, SIGUSR2])
+    }
+
     /// Handles Ctrl-Z (SIGTSTP) through `view` from now on: the view suspends, the process
     /// stops; on SIGCONT the view resumes. Needs `installStopHandlers()`.
     public static func handleJobControl(_ view: JobControl) throws {
@@ -98,6 +117,11 @@ public enum Signals {
             while true {
                 if sem_wait(signalSemaphore) != 0 { continue }  // EINTR
                 if stopRequested { cancelWatched() }
+                switch pauseRequest.exchange(0, ordering: .acquiringAndReleasing) {
+                case 1: pausable.withLock { $0 }?.pause()
+                case 2: pausable.withLock { $0 }?.resume()
+                default: break
+                }
                 if terminalStop.exchange(false, ordering: .acquiringAndReleasing) {
                     jobControl.withLock { $0 }?.suspend()
                     stopProcess()
@@ -140,6 +164,9 @@ private let terminalStop = Atomic<Bool>(false)
 private let watcherStarted = Atomic<Bool>(false)
 private let watched = Mutex<[Cancellation]>([])
 private let jobControl = Mutex<JobControl?>(nil)
+/// The last pause request (1: SIGUSR1 pause, 2: SIGUSR2 resume), taken by the watcher.
+private let pauseRequest = Atomic<Int32>(0)
+private let pausable = Mutex<PauseControl?>(nil)
 /// Posted by the handlers, waited on by the watcher thread (`sem_init(3)`, process-private).
 nonisolated(unsafe) private let signalSemaphore: UnsafeMutablePointer<sem_t> = {
     let s = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)

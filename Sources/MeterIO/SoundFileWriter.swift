@@ -5,10 +5,11 @@ import MeterCore
 /// Writes a recording with libsndfile (`sf_open` in SFM_WRITE), in the container
 /// `RecordingFormat` chose. Owned by the recorder thread.
 ///
-/// - Header-based PCM containers get `sf_writef_short` (the file's samples equal the captured
-///   ones bit for bit) and `SFC_SET_UPDATE_HEADER_AUTO`: the header is rewritten after every
+/// - Header-based PCM containers get the captured samples as they are (`sf_writef_short` for
+///   s16, `sf_writef_int` for s24 and s32, `sf_writef_float` for float: the file's samples
+///   equal the captured ones bit for bit, libsndfile's `int` being left-aligned) and `SFC_SET_UPDATE_HEADER_AUTO`: the header is rewritten after every
 ///   write, so the file is valid at any moment, even after SIGKILL.
-/// - FLAC gets `sf_writef_short` too (lossless, bit for bit), without header updates: libFLAC
+/// - FLAC gets them the same way (lossless, bit for bit, 16 or 24 bits), without header updates: libFLAC
 ///   writes each frame as it completes, and a file whose STREAMINFO was never finished reads
 ///   as a stream of unknown length up to its last frame.
 /// - The lossy encoders (Vorbis, Opus, MP3) get `sf_writef_float` through the one
@@ -23,8 +24,11 @@ public final class SoundFileWriter: RecordingWriter {
     private var handle: OpaquePointer?
     private let channels: Int
     private let lossy: Bool
+    private let sampleFormat: SampleFormat
     /// Float copy of a block for the lossy encoders (grown on demand, reused).
     private let floats = ScratchBuffer<Float>()
+    /// Left-aligned copy of a block of s24 words for `sf_writef_int`.
+    private let ints = ScratchBuffer<Int32>()
 
     /// Starts the file on `fd`, the file `RecordingFormat.openWriter` created for `path`
     /// (`sf_open_fd`, which owns and closes the descriptor from here on, also when it fails);
@@ -39,6 +43,7 @@ public final class SoundFileWriter: RecordingWriter {
         handle = h
         self.path = path
         channels = format.channels
+        sampleFormat = format.sampleFormat
         lossy = format.kind == .lossyStream
         switch format.kind {
         case .headerPCM:
@@ -64,19 +69,29 @@ public final class SoundFileWriter: RecordingWriter {
         _ = try? close()
     }
 
-    /// Appends interleaved s16 frames; exit 74 on a short write (disk full, I/O error).
-    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(OutputError) {
+    /// Appends interleaved frames in the format's sample format; exit 74 on a short write
+    /// (disk full, I/O error).
+    public func write(_ samples: UnsafeRawBufferPointer) throws(OutputError) {
         guard let handle, let base = samples.baseAddress else { return }
-        let frames = samples.count / channels
+        let frames = samples.count / (channels * sampleFormat.bytesPerSample)
         guard frames > 0 else { return }
+        let count = frames * channels
         let n: sf_count_t
         if lossy {
-            let count = frames * channels
             let copy = floats.pointer(count: count)
-            SampleConversion.floats(from: base, into: copy, count: count)
+            SampleConversion.floats(from: base, format: sampleFormat, into: copy, count: count)
             n = sf_writef_float(handle, copy, sf_count_t(frames))
         } else {
-            n = sf_writef_short(handle, base, sf_count_t(frames))
+            switch sampleFormat {
+            case .s16: n = sf_writef_short(handle, base.assumingMemoryBound(to: Int16.self), sf_count_t(frames))
+            case .s32: n = sf_writef_int(handle, base.assumingMemoryBound(to: Int32.self), sf_count_t(frames))
+            case .float: n = sf_writef_float(handle, base.assumingMemoryBound(to: Float.self), sf_count_t(frames))
+            case .s24:
+                let words = base.assumingMemoryBound(to: Int32.self)
+                let copy = ints.pointer(count: count)
+                for i in 0..<count { copy[i] = SampleConversion.int32(s24Word: words[i]) }
+                n = sf_writef_int(handle, copy, sf_count_t(frames))
+            }
         }
         if n > 0 { framesWritten += Int(n) }
         if n != frames {

@@ -58,7 +58,8 @@ public enum Terminal {
     }
 }
 
-/// Keys `play` understands, decoded from raw terminal input.
+/// Keys `play` and the recording meter understand, decoded from raw terminal input; `.space`
+/// is the pause key (space, or p).
 public enum Key: Equatable, Sendable {
     case space, left, right, quit, other
 }
@@ -77,7 +78,7 @@ extension Terminal {
         return decodeKeys(Array(buf[0..<n]))
     }
 
-    /// Decodes bytes into keys: space, q/Q (and Ctrl-C, Esc) to quit, and the arrow escape
+    /// Decodes bytes into keys: space or p/P (pause), q/Q (and Ctrl-C, Esc) to quit, and the arrow escape
     /// sequences ESC [ C / ESC [ D. An escape not starting a sequence is the Esc key.
     public static func decodeKeys(_ bytes: [UInt8]) -> [Key] {
         var keys: [Key] = []
@@ -90,7 +91,7 @@ extension Terminal {
                 continue
             }
             switch b {
-            case UInt8(ascii: " "): keys.append(.space)
+            case UInt8(ascii: " "), UInt8(ascii: "p"), UInt8(ascii: "P"): keys.append(.space)
             case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x03, 0x1B: keys.append(.quit)
             default: keys.append(.other)
             }

@@ -217,6 +217,9 @@ enum ErrorWording {
             message = lossy
                 ? "--bitrate does not apply to .\(ext): the Vorbis encoder takes a quality, not a bit rate; record .opus, .mp3 or .m4a for a set bit rate"
                 : "--bitrate does not apply to .\(ext): it is uncompressed or lossless; a bit rate applies to .opus, .mp3, .m4a and .aac"
+        case .sampleFormat(let ext, let format, let holding):
+            let what = format == .float ? "32-bit float" : "\(format.bitsName)-bit"
+            message = "--bits \(format.bitsName) is not allowed for a .\(ext) file: it cannot hold \(what) samples bit for bit; record one of \(list(holding)), or drop --bits"
         }
         return PulsemeterError(.usage, message)
     }

@@ -100,7 +100,10 @@ enum Help {
         \(meterOptions)      --record FILE      also record every captured frame (container from the extension)
               --force            with --record: replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     with --record: the bit rate of .m4a/.aac, .opus and .mp3   [encoder's default]
+              --bits 16|24|32|float  with --record: the capture's and the file's sample format   [16]
               --reconnect        on server or device loss, wait and resume (a "gap" line marks it)
+              --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
+              --no-history       no scrolling level history on the recording meter
 
         examples:
           pulsemeter
@@ -118,17 +121,24 @@ enum Help {
         PATH). The file is valid after any stop, even a kill (then at most the last second is
         missing). The end line gives recorded_frames. An existing FILE is never touched (exit 73)
         unless --force is given. q or Esc on the meter stops like Ctrl-C, the recording finished;
-        the meter shows REC, FILE and the recorded time.
+        the meter shows REC, FILE and the recorded time. Space or p pauses the recording and
+        resumes it (PAUSED; the meter goes on), as SIGUSR1 and SIGUSR2 do for scripts.
 
         options:
           -d, --device NAME      source                                             [server default]
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
+              --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
+              --no-history       no scrolling level history on the recording meter
               --force            replace FILE if it exists, a link itself, never its target (else 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
+              --bits 16|24|32|float  the capture's and the file's sample format, bit for bit   [16]
+                                 (wav, aiff, caf, au, w64, rf64; flac up to 24)
               --split SEC        a new file every SEC of audio (counted in frames): FILE-001.wav, ...
               --trigger DB       voice-activated: a take opens when any channel's RMS rises above DB
               --hold SEC         ... and closes after this long below it                 [2]
               --pre-roll SEC     ... starting this long before the trigger (at most 60)  [0.5]
+                                 (--split with --trigger: a take longer than SEC is split)
+              --keep N           keep only the newest N files (split, trigger): a rolling archive
 
         With --split or --trigger, FILE holding % is a strftime(3) pattern (local time, when
         each file starts), else -001, -002, ... go before the extension; a name that exists
@@ -166,6 +176,7 @@ enum Help {
         """,
         "waveform": """
         usage: pulsemeter waveform FILE [--bars N] [--format json|svg|ansi] [--floor DB] [OPTIONS]
+               pulsemeter waveform FILE --format dat|audiowaveform-json|peaks [--pixels-per-second N] [OPTIONS]
                pulsemeter waveform - --raw s16le|s24le|s32le|f32le -r HZ -c N [OPTIONS]
                pulsemeter waveform FILE FILE... | --files-from LIST [--bars N] [OPTIONS]
 
@@ -175,8 +186,13 @@ enum Help {
 
         options:
           -n, --bars N           number of bars                  [64]
-          -f, --format FMT       json, svg or ansi               [json]
+          -f, --format FMT       json, svg, ansi, dat, audiowaveform-json or peaks   [json]
               --floor DB         level that reads 0              [-60]
+              --normalize        levels scaled so the loudest bar is 1.0
+          dat, audiowaveform-json, peaks (min/max pixels for waveform players):
+              --bits 8|16        dat and audiowaveform-json resolution   [16]
+              --pixels-per-second N | --samples-per-pixel N   pixel spacing   [the --bars bars]
+              --split-channels   a min/max pair per channel, not the mono mix
           -o, --output PATH      write there instead of stdout
               --raw FMT          PCM layout on stdin: s16le, s24le, s32le or f32le (with -r HZ, -c N)
           svg:  --width PX [300]  --height PX [48]  --color CSS [#4a90e2]
@@ -188,6 +204,7 @@ enum Help {
           pulsemeter waveform voice.ogg --bars 48
           pulsemeter waveform --bars 48 inbox/*.ogg > waveforms.ndjson
           pulsemeter waveform voice.ogg --bars 48 --format svg --played 0.3 > voice.svg
+          pulsemeter waveform talk.flac --format dat --bits 8 --pixels-per-second 20 -o talk.dat
 
         """,
     ]

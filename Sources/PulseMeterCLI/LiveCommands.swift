@@ -5,13 +5,13 @@ import MeterIO
 enum LiveCommands {
     static let liveSpecs = MeterOptions.specs + [
         OptionSpec("-d", "--device"), OptionSpec("--reconnect", value: false),
-        OptionSpec("--force", value: false),
+        OptionSpec("--force", value: false), OptionSpec("--floor"), OptionSpec("--no-history", value: false),
     ]
 
     static func specs(for command: String) -> [OptionSpec]? {
         switch command {
-        case "monitor": return liveSpecs + [OptionSpec("--record"), OptionSpec("--bitrate")]
-        case "record": return liveSpecs + [OptionSpec("--bitrate")] + RecordingOptions.specs
+        case "monitor": return liveSpecs + [OptionSpec("--record"), OptionSpec("--bitrate"), OptionSpec("--bits")]
+        case "record": return liveSpecs + [OptionSpec("--bitrate"), OptionSpec("--bits")] + RecordingOptions.specs
         case "devices":
             return [OptionSpec("--json", value: false), OptionSpec("--sinks", value: false),
                     OptionSpec("-h", "--help", value: false)]
@@ -46,6 +46,10 @@ enum LiveCommands {
         if bitrate != nil && record == nil {
             throw PulsemeterError(.usage, "--bitrate sets the encoder of a recording; add --record FILE")
         }
+        let sampleFormat = try RecordingOptions.sampleFormat(a)
+        if sampleFormat != .s16 && record == nil {
+            throw PulsemeterError(.usage, "--bits sets the sample format of a recording; add --record FILE")
+        }
         // An existing recording is never touched without --force: refused here, before the
         // server is asked anything (the recorder's O_EXCL open covers a file appearing
         // meanwhile; split and trigger number their files instead).
@@ -57,6 +61,7 @@ enum LiveCommands {
         if let record, mode == .single, !a.flag("force"), record.exists {
             throw PulsemeterError(.cannotCreate, "\(record) exists; use --force to replace it")
         }
+        let levelFloor = try MeterOptions.levelFloor(a)
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
         Signals.installStopHandlers()
@@ -65,16 +70,27 @@ enum LiveCommands {
         var options = LiveOptions(device: a.string("device"), settings: settings, durationFrames: limit,
                                   recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate, recordMode: mode)
         options.replaceRecording = a.flag("force")
+        options.sampleFormat = sampleFormat
+        options.takeSplitFrames = try RecordingOptions.takeSplitFrames(a, rate: settings.rate)
+        options.keepFiles = try RecordingOptions.keep(a)
+        if record != nil {
+            // Space or p on the meter, SIGUSR1 / SIGUSR2 from scripts.
+            let pause = PauseControl()
+            try Signals.pauseOnSignals(pause)
+            options.pause = pause
+        }
         let session = try LiveMeterSession(options: options, cancellation: cancellation,
                                            continuations: Signals.continuations)
         let sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
-        case .ndjson: sink = NDJSONSink(output: output)
+        case .ndjson: sink = NDJSONSink(output: output, levelFloorDb: levelFloor)
         case .ansi:
             ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize,
                                 onQuit: { cancellation.cancel() })  // q or Esc: as Ctrl-C
             if mode == .single { ansi!.recordingFile = record?.string }
+            ansi!.pause = options.pause
+            ansi!.showsHistory = record != nil && !a.flag("no-history")
             if case .trigger = mode { ansi!.recordingIdleStatus = "waiting for the trigger" }
             sink = ansi!
             // Ctrl-Z gives the terminal back and stops; fg takes it again and redraws.

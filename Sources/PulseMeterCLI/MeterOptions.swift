@@ -91,6 +91,11 @@ enum MeterOptions {
         return e
     }
 
+    /// --floor DB: the level that reads 0 in `levels` (waveform) and `level` (live frames).
+    static func levelFloor(_ a: ParsedArguments) throws(PulsemeterError) -> Double {
+        try a.double("floor", what: "use a negative dB value from -160 up to below 0, e.g. -60", valid: { $0 < 0 && $0 >= -160 }) ?? -60
+    }
+
     /// --duration in seconds, converted to frames at `rate` (counted in frames, not wall time).
     static func durationFrames(_ a: ParsedArguments, rate: Int) throws(PulsemeterError) -> Int? {
         // Bounded so that seconds x rate always fits in an Int (found by FuzzArguments).

@@ -4,18 +4,47 @@ import MeterIO
 /// `--split`, `--trigger`, `--hold` and `--pre-roll`: how `record` cuts its recording into
 /// files. Only `record` takes them; elsewhere they are unknown options (exit 64).
 enum RecordingOptions {
-    static let specs = [OptionSpec("--split"), OptionSpec("--trigger"), OptionSpec("--hold"), OptionSpec("--pre-roll")]
-    static let keys = specs.map(\.key)
+    static let specs = [OptionSpec("--split"), OptionSpec("--trigger"), OptionSpec("--hold"), OptionSpec("--pre-roll"),
+                        OptionSpec("--keep")]
+    static let keys = ["split", "trigger", "hold", "pre-roll"]
+
+    /// `--keep N` (with --split or --trigger): the newest files kept; nil: all.
+    static func keep(_ a: ParsedArguments) throws(PulsemeterError) -> Int? {
+        guard let n = try a.int("keep", in: 1...1_000_000, what: "use a number of files from 1 to 1000000") else { return nil }
+        guard a.has("split") || a.has("trigger") else {
+            throw PulsemeterError(.usage, "--keep applies to the files of --split or --trigger; add one of them")
+        }
+        return n
+    }
+
+    /// `--split` given with `--trigger`: takes longer than the split length go on in a new file.
+    static func takeSplitFrames(_ a: ParsedArguments, rate: Int) throws(PulsemeterError) -> Int? {
+        guard a.has("trigger"), let split = try splitSeconds(a) else { return nil }
+        return max(1, Int((split * Double(rate)).rounded()))
+    }
+
+    static func splitSeconds(_ a: ParsedArguments) throws(PulsemeterError) -> Double? {
+        try a.double("split", what: "use a number of seconds above 0, at most 1000000", valid: { $0 > 0 && $0 <= 1e6 })
+    }
+
+    /// `--bits 16|24|32|float` (record, monitor --record): the capture's and the file's sample
+    /// format; s16 when not given.
+    static func sampleFormat(_ a: ParsedArguments) throws(PulsemeterError) -> SampleFormat {
+        guard let raw = a.string("bits") else { return .s16 }
+        guard let f = SampleFormat(bits: raw) else {
+            throw PulsemeterError(.usage, "--bits \(SafeText.terminal(raw)) is not allowed: use 16, 24, 32 or float")
+        }
+        return f
+    }
 
     /// The recording mode at `rate`; `.single` when none of the options is given.
     static func mode(_ a: ParsedArguments, rate: Int) throws(PulsemeterError) -> RecordingPlan.Mode {
         let given = keys.filter { a.has($0) }
         guard let first = given.first else { return .single }
         func frames(_ seconds: Double) -> Int { max(1, Int((seconds * Double(rate)).rounded())) }
-        if let split = try a.double("split", what: "use a number of seconds above 0, at most 1000000",
-                                    valid: { $0 > 0 && $0 <= 1e6 }) {
+        if let split = try splitSeconds(a), !a.has("trigger") {
             if let other = given.first(where: { $0 != "split" }) {
-                throw PulsemeterError(.usage, "--split and --\(other) do not go together: use --split for files of fixed length, --trigger (with --hold and --pre-roll) for voice-activated takes")
+                throw PulsemeterError(.usage, "--\(other) applies to voice-activated recording; add --trigger DB (--split goes with it too: a take longer than SECONDS is split)")
             }
             return .split(frames: frames(split))
         }

@@ -1,8 +1,8 @@
 import MeterCore
 import MeterIO
 
-/// `pulsemeter waveform FILE|- --bars N [--format json|svg|ansi] [--floor DB]`: a voice-message
-/// waveform, streamed so memory stays flat however long the file (raw PCM on stdin is held in
+/// `pulsemeter waveform FILE|- --bars N [--format json|svg|ansi|dat|audiowaveform-json|peaks]
+/// [--floor DB]`: a voice-message waveform (or min/max pixels for waveform players), streamed so memory stays flat however long the file (raw PCM on stdin is held in
 /// a temporary file first, to know its length).
 enum WaveformCommand {
     static let specs: [OptionSpec] = [
@@ -10,6 +10,9 @@ enum WaveformCommand {
         OptionSpec("-o", "--output"), OptionSpec("--width"), OptionSpec("--height"),
         OptionSpec("--color"), OptionSpec("--gap"), OptionSpec("--radius"),
         OptionSpec("--played"), OptionSpec("--played-color"),
+        OptionSpec("--normalize", value: false), OptionSpec("--bits"),
+        OptionSpec("--pixels-per-second"), OptionSpec("--samples-per-pixel"),
+        OptionSpec("--split-channels", value: false),
         OptionSpec("-h", "--help", value: false),
     ] + RawInput.specs + ManyFiles.specs
 
@@ -17,11 +20,16 @@ enum WaveformCommand {
         let many = ManyFiles.requested(a)
         if !many { _ = try a.requirePositionals(["FILE|-"]) }
         let bars = try a.int("bars", in: 1...1_000_000, what: "use 1 to 1000000 bars") ?? 64
-        let format = try a.choice("format", ["json", "svg", "ansi"]) ?? "json"
+        let format = try a.choice("format", ["json", "svg", "ansi"] + PixelOptions.formats) ?? "json"
         if many && format != "json" {
             throw PulsemeterError(.usage, "--format \(format) is not allowed with many files: they give one JSON line each; drop --format")
         }
-        let floorDb = try a.double("floor", what: "use a negative dB value from -160 up to below 0, e.g. -60", valid: { $0 < 0 && $0 >= -160 }) ?? -60
+        let pixels = try PixelOptions.parse(a, format: format)
+        let normalize = a.flag("normalize")
+        if normalize && pixels != nil {
+            throw PulsemeterError(.usage, "--normalize is not allowed with --format \(format): it scales levels, which json, svg and ansi draw; drop --normalize")
+        }
+        let floorDb = try MeterOptions.levelFloor(a)
         var style = WaveformRenderer.SVGStyle()
         style.width = try a.double("width", what: "use a width in px above 0", valid: { $0 > 0 && $0 <= 100_000 }) ?? style.width
         style.height = try a.double("height", what: "use a height in px above 0", valid: { $0 > 0 && $0 <= 100_000 }) ?? style.height
@@ -40,28 +48,45 @@ enum WaveformCommand {
             // One JSON object per file, each carrying "file", from the same compute.
             return try ManyFiles.run(a, cancellation: cancellation) { path in
                 ManyFiles.outcome(command: "waveform") { warn in
-                    let w = try compute(path: path, bars: bars, floorDb: floorDb, warn: warn,
+                    var w = try compute(path: path, bars: bars, floorDb: floorDb, warn: warn,
                                         shouldStop: { cancellation.isCancelled })
+                    w.normalized = normalize
                     return (Array(WaveformRenderer.json(w, file: path.string).utf8), w.complete)
                 }
             }
         }
         let path = a.positionalPaths[0]
         if !path.isDash { try RawInput.rejectLayout(a, file: path.description) }
-        let waveform: Waveform
+        let reader: any AudioFileSource
         if path.isDash {
             let raw = try RawInput.layout(a)
             // A stop signal ends stdin there: the waveform of what came, not all of the stream.
             let spool = try RawPCMSpool(fd: 0, format: raw.format, rate: raw.rate, channels: raw.channels,
                                         cancellation: cancellation)
             RawInput.warnTrailing(spool.trailingBytes, format: raw.format, channels: raw.channels)
-            var w = try compute(spool, bars: bars, floorDb: floorDb)
-            if cancellation.isCancelled { w.framesRead = w.frames }  // all that came, not all of the stream
-            waveform = w
+            reader = spool
         } else {
-            waveform = try compute(try AudioFile.open(path, cancellation: cancellation), bars: bars, floorDb: floorDb,
-                                   shouldStop: { cancellation.isCancelled })
+            reader = try AudioFile.open(path, cancellation: cancellation)
         }
+        if let pixels {
+            let output = try OutputChoice.open(a)
+            if case .dat = pixels.format, output.isTerminal {
+                throw PulsemeterError(.usage, "--format dat writes binary data: give -o FILE.dat or redirect stdout")
+            }
+            do {
+                try PixelOptions.write(reader, pixels, bars: bars, to: output)
+            } catch is OutputClosed {}
+            if path.isDash && cancellation.isCancelled {  // stdin ended by the signal: what came
+                return Interruption.report(read: reader.declaredFrames, of: nil, rate: reader.rate,
+                                           name: "stdin", what: "waveform", marked: false)
+            }
+            return 0
+        }
+        // A file stops between blocks; stdin has already ended at the signal (all that came).
+        var waveform = try compute(reader, bars: bars, floorDb: floorDb,
+                                   shouldStop: { !path.isDash && cancellation.isCancelled })
+        if path.isDash && cancellation.isCancelled { waveform.framesRead = waveform.frames }
+        waveform.normalized = normalize
         let output = try OutputChoice.open(a)
         let text: String
         switch format {

@@ -91,12 +91,13 @@ extension LiveSuite {
             let fileFrames = analyzed.filter { $0.type == "frame" }
             #expect(liveFrames.count == fileFrames.count)
             #expect(liveFrames.count == (duration + 1599) / 1600)
-            #expect(liveFrames.allSatisfy { $0.double("ts") != nil }, "live frames carry ts")
+            #expect(liveFrames.allSatisfy { $0.double("ts") != nil && $0.doubles("level")?.count == 2 }, "live frames carry ts and level")
             var differences: [String] = []
             for (l, f) in zip(liveFrames, fileFrames) {
                 var lo = l.object, fo = f.object
                 lo["ts"] = nil
                 fo["ts"] = nil
+                lo["level"] = nil  // live only
                 if !(lo as NSDictionary).isEqual(to: fo) { differences.append("live \(l.raw)\n  analyze \(f.raw)") }
                 if differences.count >= 3 { break }
             }

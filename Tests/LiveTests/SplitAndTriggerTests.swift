@@ -22,7 +22,7 @@ extension LiveSuite {
         static func takes(_ lines: [JSONLine]) -> [(file: String, pos: Int, frames: Int)] {
             var out: [(String, Int, Int)] = []
             var open: (String, Int)?
-            for l in fileLines(lines) {
+            for l in fileLines(lines) where l.event == "open" || l.event == "close" {
                 if l.event == "open" {
                     #expect(open == nil, "open while \(open?.0 ?? "") is open")
                     #expect(l.frames == 0)

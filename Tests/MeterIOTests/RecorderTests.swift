@@ -54,7 +54,7 @@ import Testing
         while pos < frames {
             let n = min(chunk, frames - pos)
             try input.withUnsafeBufferPointer { b in
-                try rec.receive(UnsafeBufferPointer(rebasing: b[(2 * pos)..<(2 * (pos + n))]), position: pos)
+                try rec.receive(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[(2 * pos)..<(2 * (pos + n))])), position: pos)
             }
             pos += n
             chunk = chunk * 7 % 997 + 1
@@ -89,7 +89,7 @@ import Testing
         var pos = 0
         for n in [1, 4999, 5000, 333, 10_000, 4667, 1] {
             try input.withUnsafeBufferPointer { b in
-                try rec.receive(UnsafeBufferPointer(rebasing: b[(2 * pos)..<(2 * (pos + n))]), position: pos)
+                try rec.receive(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: b[(2 * pos)..<(2 * (pos + n))])), position: pos)
             }
             pos += n
         }

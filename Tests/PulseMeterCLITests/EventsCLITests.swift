@@ -112,7 +112,8 @@ import Testing
             (["--split", "0"], "--split"), (["--split", "-3"], "--split"), (["--split", "x"], "--split"),
             (["--trigger", "5"], "--trigger"), (["--pre-roll", "61", "--trigger", "-40"], "--pre-roll"),
             (["--hold", "-1", "--trigger", "-40"], "--hold"), (["--hold", "2"], "--trigger"), (["--pre-roll", "1"], "--trigger"),
-            (["--split", "5", "--trigger", "-40"], "--split"),
+            (["--split", "0", "--trigger", "-40"], "--split"), (["--split", "5", "--hold", "2"], "--trigger"),
+            (["--keep", "3"], "--keep"), (["--keep", "0", "--split", "1"], "--keep"), (["--keep", "x", "--trigger", "-40"], "--keep"),
         ] {
             let r = try Tool.run(["record", dir.path("r.wav")] + args)
             Tool.expectError(r, 64, mentions: [needle])

@@ -107,7 +107,8 @@ import Testing
         #expect(try Self.bashCompletions(["pulsemeter", ""]) == CLI.commands + ["help"])
         #expect(try Self.bashCompletions(["pulsemeter", "analyze", "--raw", ""]) == ["s16le", "s24le", "s32le", "f32le"])
         #expect(try Self.bashCompletions(["pulsemeter", "analyze", "--format", "=", ""]) == ["ansi", "ndjson"])
-        #expect(try Self.bashCompletions(["pulsemeter", "waveform", "-f", ""]) == ["json", "svg", "ansi"])
+        #expect(try Self.bashCompletions(["pulsemeter", "waveform", "-f", ""]) == ["json", "svg", "ansi", "dat", "audiowaveform-json", "peaks"])
+        #expect(try Self.bashCompletions(["pulsemeter", "waveform", "--bits", ""]) == ["8", "16"])
         #expect(try Self.bashCompletions(["pulsemeter", "analyze", "--bands", ""]).isEmpty)
     }
 
@@ -126,7 +127,7 @@ import Testing
             #expect(offered.isSubset(of: Set(names)), "fish offers \(offered.subtracting(names).sorted()) that \(command) does not take")
         }
         #expect(try Self.fishCompletions("pulsemeter analyze --raw ").sorted() == ["f32le", "s16le", "s24le", "s32le"])
-        #expect(try Self.fishCompletions("pulsemeter waveform --format ").sorted() == ["ansi", "json", "svg"])
+        #expect(try Self.fishCompletions("pulsemeter waveform --format ").sorted() == ["ansi", "audiowaveform-json", "dat", "json", "peaks", "svg"])
     }
 
     @Test func zshCompletionListsEveryOption() throws {
