@@ -5,7 +5,7 @@
 _pulsemeter_commands="monitor record analyze waveform play devices help"
 
 # Options per command, and the options that take no value (the rest take one).
-_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target -h --help"
+_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target --spl --weighting --time-weighting --calibration -h --help"
 _pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --force --record --bitrate"
 _pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect --force --bitrate --split --trigger --hold --pre-roll"
 _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered"
@@ -13,7 +13,7 @@ _pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw --frames $_pulsemeter_ma
 _pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --raw -r --rate -c --channels -h --help $_pulsemeter_many_opts"
 _pulsemeter_opts_play="-d --device -f --format -o --output --loudness --target -h --help"
 _pulsemeter_opts_devices="--json --sinks -h --help"
-_pulsemeter_flags="-h --help --reconnect --force --json --sinks --events --loudness -0 --null --unordered --frames"
+_pulsemeter_flags="-h --help --reconnect --force --json --sinks --events --loudness --spl -0 --null --unordered --frames"
 
 # Audio files the decoders read (libsndfile, and ffmpeg for the rest).
 _pulsemeter_audio_ext='@(wav|WAV|flac|FLAC|ogg|OGG|oga|opus|mp3|MP3|aif|aiff|AIFF|aifc|caf|au|snd|w64|rf64|voc|m4a|M4A|aac|mp4|mkv|webm|wma|amr)'

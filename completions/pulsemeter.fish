@@ -70,6 +70,10 @@ complete -c pulsemeter -n $meter -l silence-min -x -d 'silence: for at least thi
 complete -c pulsemeter -n $meter -l clip-db -x -d 'a sample this loud counts as clipped (dBFS)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l loudness -d 'EBU R128 loudness (LUFS, LRA, true peak)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l target -x -a '-23 -16 -14' -d 'loudness to aim at, -70..0 LUFS'
+complete -c pulsemeter -n $meter -l spl -d 'sound level meter per IEC 61672-1'
+complete -c pulsemeter -n $meter -l weighting -x -a 'A C Z' -d 'frequency weighting (implies --spl)'
+complete -c pulsemeter -n $meter -l time-weighting -x -a 'F S I' -d 'time weighting (implies --spl)'
+complete -c pulsemeter -n $meter -l calibration -x -d 'dB SPL that reads as 0 dBFS (implies --spl)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform play devices' -s h -l help -d 'show help'
 
 # Live capture: monitor, record.

@@ -171,6 +171,9 @@ public struct AnsiMeterRenderer {
             let room = usable - lines.count
             lines.append(contentsOf: room >= 2 ? both : Array(both.suffix(max(0, room))))
         }
+        if let spl = frame.spl, let settings = s.spl, lines.count < usable {
+            lines.append(soundLevelLine(spl, settings: settings, width: w))
+        }
         if let bands = frame.bandsDb, usable - lines.count >= 3 {
             let rows = min(16, usable - lines.count - 1)
             let gutter = 4
@@ -244,6 +247,28 @@ public struct AnsiMeterRenderer {
             visible += add
         }
         return [bar0, text]
+    }
+
+    /// The sound level line: the time-weighted level per channel (e.g. LAF) and Leq since the
+    /// start, in the meter's unit (`dBFS(A)` without calibration, never passed off as SPL).
+    public func soundLevelLine(_ r: SoundLevelReading, settings: SoundLevelSettings, width w: Int) -> String {
+        let name = "L" + settings.weighting.rawValue
+        var text = name + settings.timeWeighting.rawValue
+        for v in r.splDb { text += " " + Self.readout(v, width: 0) }
+        text += "  " + name + "eq"
+        for v in r.leqDb { text += " " + Self.readout(v, width: 0) }
+        text += " " + settings.unit
+        return Self.fit(text, w)
+    }
+
+    /// A whole stream's sound levels for one channel, for the closing summaries.
+    public static func soundLevelSummary(_ s: SoundLevelSummary, channel c: Int, settings: SoundLevelSettings) -> String {
+        let w = settings.weighting.rawValue, t = settings.timeWeighting.rawValue
+        func r(_ v: Double) -> String { readout(v, width: 0) }
+        let ln = s.ln[c]
+        return "L\(w)eq \(r(s.leqDb[c]))  L\(w)\(t)max \(r(s.lmaxDb[c]))  L\(w)\(t)min \(r(s.lminDb[c]))"
+            + "  LCpeak \(r(s.lpeakDb[c]))  L\(w)E \(r(s.selDb[c]))"
+            + "  L10 \(r(ln.l10))  L50 \(r(ln.l50))  L90 \(r(ln.l90)) \(settings.unit)"
     }
 
     /// A whole stream's loudness in one line, for the closing summaries.

@@ -51,6 +51,12 @@ public final class AnsiSummarySink: FrameSink {
             out += renderer.bar(db: summary.rmsDb[c], peakDb: summary.peakDb[c], cells: cells) + "\n"
         }
         if let l = summary.loudness { out += "loudness  " + AnsiMeterRenderer.loudnessSummary(l) + "\n" }
+        if let spl = summary.spl, let settings = s.spl {
+            for c in 0..<s.channels {
+                out += pad(AnsiMeterRenderer.label(channel: c, of: s.channels), 3)
+                    + AnsiMeterRenderer.soundLevelSummary(spl, channel: c, settings: settings) + "\n"
+            }
+        }
         if let edges = info.bandsHz, !edges.isEmpty {
             out += "\nspectrum (mean band level over \(frames) frames)\n"
             let cellsB = max(4, min(60, width - 30))

@@ -17,6 +17,8 @@ public struct MeterFrame: Sendable, Equatable {
     public var events: [MeterEvent] = []
     /// With --loudness: momentary, short-term and integrated loudness at `pos`.
     public var loudness: LoudnessReading?
+    /// With the sound level meter: the time-weighted level and Leq per channel.
+    public var spl: SoundLevelReading?
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
                 clipSamples: [Int]? = nil) {
@@ -60,6 +62,8 @@ public struct StreamSummary: Sendable, Equatable {
     public var dropped: Int
     /// With --loudness: the whole stream's loudness.
     public var loudness: LoudnessSummary?
+    /// With the sound level meter: Leq, Lmax, Lmin, LCpeak, SEL and percentiles per channel.
+    public var spl: SoundLevelSummary?
     /// Set when recording.
     public var recordedFrames: Int?
     public var file: String?

@@ -27,6 +27,8 @@ public final class MeterPipeline {
     private let spectrum: SpectrumAnalyzer?
     /// With --loudness: momentary/short-term/integrated per frame, the reference at the end.
     private let loudness: LoudnessMeter?
+    /// With the sound level meter: weighted levels per frame, Leq and the rest at the end.
+    private let soundLevel: SoundLevelMeter?
     private let mono: UnsafeMutablePointer<Float>
     /// One block of input split into channels (channel c at c * monoCapacity).
     private let planar: UnsafeMutablePointer<Float>
@@ -70,6 +72,7 @@ public final class MeterPipeline {
         }
         loudness = settings.loudness
             ? LoudnessMeter(rate: settings.rate, channels: settings.channels, hop: settings.hop, reference: loudnessReference) : nil
+        soundLevel = settings.spl.map { SoundLevelMeter(settings: $0, rate: settings.rate, channels: settings.channels) }
         mono = .allocate(capacity: monoCapacity)
         planar = .allocate(capacity: monoCapacity * settings.channels)
         frame = MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: channels),
@@ -104,6 +107,7 @@ public final class MeterPipeline {
             }
             if let spectrum { pushMono(channelData, frames: n, into: spectrum) }
             loudness?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
+            soundLevel?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             done += n
             hopFill += n
             pos += n
@@ -166,6 +170,7 @@ public final class MeterPipeline {
             clippedSamples: events?.clippedTotal,
             events: trailingEvents)
         s.loudness = loudness?.summary(target: settings.targetLufs)
+        s.spl = soundLevel?.summary(rate: settings.rate)
         return s
     }
 
@@ -239,6 +244,7 @@ public final class MeterPipeline {
             }
             frame.loudness = reading
         }
+        if let soundLevel { frame.spl = soundLevel.reading() }
         if let spectrum {
             if deferBands {
                 frame.pendingSpectrum = Array(unsafeUninitializedCapacity: spectrum.fftSize) { buf, n in

@@ -19,10 +19,13 @@ public struct MeterSettings: Sendable, Equatable {
     public var loudness: Bool
     /// A loudness to aim at, in LUFS (the end line's gain_db, the meter's marker).
     public var targetLufs: Double?
+    /// The sound level meter (`--spl`); nil turns it off.
+    public var spl: SoundLevelSettings?
 
     public init(rate: Int = 48000, channels: Int = 2, fps: Double = 30, windowMs: Double = 50,
                 bands: Int = 0, fftSize: Int = 2048, fmin: Double = 50, fmax: Double? = nil,
-                events: EventSettings? = nil, loudness: Bool = false, targetLufs: Double? = nil) {
+                events: EventSettings? = nil, loudness: Bool = false, targetLufs: Double? = nil,
+                spl: SoundLevelSettings? = nil) {
         self.rate = rate
         self.channels = channels
         self.fps = fps
@@ -34,6 +37,7 @@ public struct MeterSettings: Sendable, Equatable {
         self.events = events
         self.loudness = loudness || targetLufs != nil
         self.targetLufs = targetLufs
+        self.spl = spl
     }
 
     public static let maxChannels = 32
@@ -62,6 +66,8 @@ public struct MeterSettings: Sendable, Equatable {
         case .fmax: return .frequencyAbove(above: fmin, atMost: nyquist)
         case .target: return .range(-70, 0)
         case .loudnessRate: return .range(Double(Self.minLoudnessRate), Double(Self.maxRate))
+        case .splRate: return .range(Double(SoundLevelSettings.minRate), Double(Self.maxRate))
+        case .calibration: return .range(0, 250)
         }
     }
 
@@ -91,6 +97,10 @@ public struct MeterSettings: Sendable, Equatable {
         try check(.fftSize, Double(fftSize))
         if let targetLufs { try check(.target, targetLufs) }
         if loudness { try check(.loudnessRate, Double(rate)) }
+        if let spl {
+            try check(.splRate, Double(rate))
+            if let cal = spl.calibrationDb { try check(.calibration, cal) }
+        }
         guard bands > 0 else { return }
         try check(.fmin, fmin)
         try check(.fmax, effectiveFmax)

@@ -8,6 +8,10 @@ public struct SettingError: Error, Equatable, Sendable {
         case target
         /// The sample rate, as loudness measurement (libebur128) needs it.
         case loudnessRate
+        /// The sample rate, as the sound level meter's weightings need it.
+        case splRate
+        /// The dB SPL that reads as 0 dBFS.
+        case calibration
     }
 
     /// What values the setting takes (given the others).

@@ -32,6 +32,8 @@ enum ErrorWording {
         case .fmax: "--fmax"
         case .target: "--target"
         case .loudnessRate: "--loudness"
+        case .splRate: "--spl"
+        case .calibration: "--calibration"
         }
     }
 
@@ -40,6 +42,9 @@ enum ErrorWording {
         let value = raw.map { $0.isEmpty ? "''" : SafeText.terminal($0) } ?? number(e.value)
         if e.setting == .loudnessRate, case .range(let lo, _) = e.allowed {
             return PulsemeterError(.usage, "--loudness cannot measure a rate of \(value) Hz: libebur128 needs at least \(number(lo)) Hz")
+        }
+        if e.setting == .splRate, case .range(let lo, _) = e.allowed {
+            return PulsemeterError(.usage, "--spl cannot measure a rate of \(value) Hz: its frequency weightings need at least \(number(lo)) Hz")
         }
         let allowed: String
         switch (e.setting, e.allowed) {
@@ -52,6 +57,7 @@ enum ErrorWording {
             case .fps: allowed = "use a number of frames per second from \(number(lo)) up to the sample rate (\(number(hi)))"
             case .bands: allowed = "use \(number(lo)) (off) to \(number(hi)) bands"
             case .target: allowed = "use a loudness from \(number(lo)) to \(number(hi)) LUFS (e.g. -23 broadcast, -16 podcasts, -14 streaming)"
+            case .calibration: allowed = "use the dB SPL that reads as 0 dBFS, from \(number(lo)) to \(number(hi)) (pulsemeter calibrate measures it)"
             default: allowed = "use a number from \(number(lo)) to \(number(hi))"
             }
         case (.window, .positiveUpTo(let hi)):

@@ -16,6 +16,7 @@ enum Help {
           --silence-db DB    silence: every channel's RMS below this      [-60]
           --silence-min SEC  ... for at least this long                   [2]
           --clip-db DB       a sample this loud counts as clipped   [the 16-bit rail]
+    \(soundLevelOptions)
     \(loudnessOptions)
     """
 
@@ -25,6 +26,14 @@ enum Help {
           --target LUFS      a loudness to aim at, -70..0 (implies --loudness): the end line
                              adds target_lufs and gain_db, the meter marks it
 
+    """
+
+    static let soundLevelOptions = """
+          --spl              sound level meter (IEC 61672-1): spl_db, leq_db per frame; leq_db,
+                             lmax_db, lmin_db, lpeak_db, sel_db, ln_db in the end line
+          --weighting W      frequency weighting A, C or Z (implies --spl)  [A]
+          --time-weighting T F (125 ms), S (1 s) or I (impulse) (implies --spl)  [F]
+          --calibration DB   the dB SPL that reads as 0 dBFS; without it levels are dBFS(A)
     """
 
     static let main = """

@@ -10,7 +10,28 @@ enum MeterOptions {
         OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
         OptionSpec("--clip-db"),
         OptionSpec("-h", "--help", value: false),
-    ] + loudnessSpecs
+    ] + loudnessSpecs + soundLevelSpecs
+
+    /// The sound level meter's options.
+    static let soundLevelSpecs: [OptionSpec] = [
+        OptionSpec("--spl", value: false), OptionSpec("--weighting"), OptionSpec("--time-weighting"),
+        OptionSpec("--calibration"),
+    ]
+
+    /// --spl and its settings, each of which implies it; the rule for the calibration is
+    /// `MeterSettings.validate()`'s.
+    static func readSoundLevel(_ a: ParsedArguments, into s: inout MeterSettings) throws(PulsemeterError) {
+        guard a.flag("spl") || soundLevelSpecs.dropFirst().contains(where: { a.has($0.key) }) else { return }
+        var spl = SoundLevelSettings()
+        if let w = try a.choice("weighting", FrequencyWeighting.allCases.map(\.rawValue)) {
+            spl.weighting = FrequencyWeighting(rawValue: w)!
+        }
+        if let t = try a.choice("time-weighting", TimeWeighting.allCases.map(\.rawValue)) {
+            spl.timeWeighting = TimeWeighting(rawValue: t)!
+        }
+        spl.calibrationDb = try value(a, .calibration, s, as: Double.self)
+        s.spl = spl
+    }
 
     /// --loudness and --target (also taken by play).
     static let loudnessSpecs: [OptionSpec] = [OptionSpec("--loudness", value: false), OptionSpec("--target")]
@@ -52,6 +73,7 @@ enum MeterOptions {
         s.fmax = try value(a, .fmax, s, as: Double.self)
         s.events = try events(a)
         try readLoudness(a, into: &s)
+        try readSoundLevel(a, into: &s)
         return try validated(s, a)
     }
 

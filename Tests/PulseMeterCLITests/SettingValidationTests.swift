@@ -15,6 +15,7 @@ import Testing
         ("--window", ["0", "-1", "0.001", "60000", "60000.1"]),
         ("--bands", ["-1", "0", "1024", "1025"]),
         ("--fft-size", ["32", "64", "1000", "65536", "131072"]),
+        ("--calibration", ["-1", "0", "94", "250", "250.5", "nan"]),
     ]
 
     static func settings(_ option: String, _ value: Double) -> MeterSettings {
@@ -25,6 +26,7 @@ import Testing
         case "--fps": s.fps = value
         case "--window": s.windowMs = value
         case "--bands": s.bands = Int(value)
+        case "--calibration": s.spl = SoundLevelSettings(calibrationDb: value)
         default: s.fftSize = Int(value)
         }
         return s

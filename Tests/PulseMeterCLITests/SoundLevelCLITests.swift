@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// `analyze --spl`: Leq, SEL, Lmax, Lmin and the percentiles of files made of segments with
+/// known levels; the Z-weighted Leq against sox's RMS level; the labelling and the options.
+@Suite struct SoundLevelCLITests {
+    /// A mono float WAV of 1 kHz sine segments: (seconds, amplitude) each, at 16 kHz, in
+    /// continuous phase, fading in over the first 10 ms so no onset rings.
+    static func segments(_ parts: [(seconds: Double, amplitude: Double)], in dir: TempDir) throws -> String {
+        let rate = 16000.0, fade = 160
+        var payload: [UInt8] = []
+        var i = 0
+        for p in parts {
+            for _ in 0..<Int(p.seconds * rate) {
+                let g = i < fade ? 0.5 - 0.5 * cos(Double.pi * Double(i) / Double(fade)) : 1
+                let v = Float(p.amplitude * g * sin(2 * Double.pi * 1000 * Double(i) / rate))
+                withUnsafeBytes(of: v.bitPattern.littleEndian) { payload += $0 }
+                i += 1
+            }
+        }
+        return try dir.write(WAV.file(rate: 16000, channels: 1, bits: 32, float: true, payload: payload), "segments.wav")
+    }
+
+    static func level(_ amplitude: Double) -> Double { 20 * log10(amplitude) - 10 * log10(2) }
+
+    /// 20 % of the time loud, 40 % middle, 40 % quiet (4, 8 and 8 s with F; four times as long
+    /// with S, whose level takes seconds to follow a step): L10 lies in the loud part, L50 in
+    /// the middle one, L90 in the quiet one; Leq is the energy mean, SEL adds 10 log10(T).
+    @Test(arguments: ["F", "S"])
+    func segmentFileFigures(timeWeighting: String) throws {
+        let dir = try TempDir()
+        let scale = timeWeighting == "S" ? 4.0 : 1.0
+        let parts: [(seconds: Double, amplitude: Double)] = [(4 * scale, 0.5), (8 * scale, 0.1), (8 * scale, 0.02)]
+        let total = 20 * scale
+        let path = try Self.segments(parts, in: dir)
+        let (start, frames, end, _) = try AnalyzeCLITests.analyze([path, "--spl", "--time-weighting", timeWeighting])
+        #expect(start["spl_unit"] as? String == "dBFS(A)")
+        #expect(start["weighting"] as? String == "A" && start["time_weighting"] as? String == timeWeighting)
+        #expect(frames.allSatisfy { Tool.doubles($0["spl_db"]).count == 1 && Tool.doubles($0["leq_db"]).count == 1 })
+        // The 1 kHz tone is not weighted (A is 0 dB there); the fade-in costs a little energy.
+        var energy = -0.01 * 0.625 * 0.5 * 0.5 / 2
+        for p in parts { energy += p.seconds * p.amplitude * p.amplitude / 2 }
+        let leq = 10 * log10(energy / total)
+        let got = Tool.doubles(end["leq_db"])
+        #expect(got.count == 1 && abs(got[0] - leq) < 0.02, "leq \(got) vs \(leq)")
+        #expect(abs(Tool.doubles(end["sel_db"])[0] - (leq + 10 * log10(total))) < 0.02)
+        #expect(abs(Tool.doubles(end["lmax_db"])[0] - Self.level(0.5)) < 0.1)
+        #expect(abs(Tool.doubles(end["lmin_db"])[0] - Self.level(0.02)) < 0.1)
+        #expect(abs(Tool.doubles(end["lpeak_db"])[0] - 20 * log10(0.5)) < 0.1)
+        let ln = try #require((end["ln_db"] as? [[String: Any]])?.first)
+        #expect(abs(try #require(Tool.double(ln["L10"])) - Self.level(0.5)) < 0.1)
+        #expect(abs(try #require(Tool.double(ln["L50"])) - Self.level(0.1)) < 0.1)
+        #expect(abs(try #require(Tool.double(ln["L90"])) - Self.level(0.02)) < 0.1)
+        // The last frame's Leq is the whole file's.
+        #expect(abs(Tool.doubles(frames.last?["leq_db"])[0] - got[0]) < 0.011)
+    }
+
+    /// Z weighting is flat: its Leq is the whole-file RMS level, as sox stats measures it.
+    @Test func zWeightedLeqIsSoxRMSLevel() throws {
+        let dir = try TempDir()
+        let audio = TestAudio.make(rate: 44100, channels: 2, seconds: 3, encoding: .s16)
+        let path = try audio.write(to: dir, name: "z")
+        let (start, _, end, _) = try AnalyzeCLITests.analyze([path, "--weighting", "Z"])
+        #expect(start["spl"] as? Bool == true && start["spl_unit"] as? String == "dBFS(Z)")
+        let sox = try Tool.soxStats(path, channels: 2)
+        let leq = Tool.doubles(end["leq_db"])
+        #expect(leq.count == 2)
+        for c in 0..<2 { #expect(abs(leq[c] - sox.rms[c]) < 0.011, "channel \(c): \(leq[c]) vs sox \(sox.rms[c])") }
+    }
+
+    /// --calibration shifts every figure by its value and the unit becomes dB(C).
+    @Test func calibrationShiftsEveryFigure() throws {
+        let dir = try TempDir()
+        let path = try Self.segments([(3, 0.3)], in: dir)
+        let (_, _, plain, _) = try AnalyzeCLITests.analyze([path, "--spl", "--weighting", "C"])
+        let (start, _, cal, _) = try AnalyzeCLITests.analyze([path, "--weighting", "C", "--calibration", "120.5"])
+        #expect(start["spl_unit"] as? String == "dB(C)")
+        #expect(Tool.double(start["calibration"]) == 120.5)
+        for key in ["leq_db", "lmax_db", "lmin_db", "lpeak_db", "sel_db"] {
+            let a = Tool.doubles(plain[key]), b = Tool.doubles(cal[key])
+            #expect(a.count == 1 && b.count == 1 && abs(b[0] - a[0] - 120.5) < 0.011, "\(key): \(a) \(b)")
+        }
+    }
+
+    @Test func badValuesAreRefused() throws {
+        let dir = try TempDir()
+        let path = try Self.segments([(0.5, 0.3)], in: dir)
+        Tool.expectError(try Tool.run(["analyze", path, "--weighting", "B"]), 64, mentions: ["--weighting", "A, C, Z"])
+        Tool.expectError(try Tool.run(["analyze", path, "--time-weighting", "fast"]), 64, mentions: ["--time-weighting", "F, S, I"])
+        Tool.expectError(try Tool.run(["analyze", path, "--calibration", "300"]), 64, mentions: ["--calibration 300", "250"])
+        let raw = Data(repeating: 0, count: 4000)
+        Tool.expectError(try Tool.run(["analyze", "-", "--raw", "s16le", "-r", "4000", "-c", "1", "--spl"], stdin: raw),
+                         64, mentions: ["--spl", "4000", "8000"])
+    }
+
+    /// The terminal summary labels the figures with their unit.
+    @Test func terminalSummaryIsLabelled() throws {
+        let dir = try TempDir()
+        let path = try Self.segments([(1, 0.3)], in: dir)
+        let r = try Tool.run(["analyze", path, "--spl", "-f", "ansi"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("LAeq") && r.out.contains("LCpeak") && r.out.contains("dBFS(A)"), "\(r.out)")
+    }
+}
