@@ -2,10 +2,10 @@
 # share/bash-completion/completions/pulsemeter). Every option the parser knows must be listed
 # here: Tests/PulseMeterCLITests/InstallTests checks it, command by command.
 
-_pulsemeter_commands="monitor record analyze waveform play devices help"
+_pulsemeter_commands="monitor record analyze waveform play devices calibrate help"
 
 # Options per command, and the options that take no value (the rest take one).
-_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target --spl --weighting --time-weighting --calibration -h --help"
+_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target --spl --weighting --time-weighting --calibration --mic-cal -h --help"
 _pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --force --record --bitrate"
 _pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect --force --bitrate --split --trigger --hold --pre-roll"
 _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered"
@@ -13,6 +13,7 @@ _pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw --frames $_pulsemeter_ma
 _pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --raw -r --rate -c --channels -h --help $_pulsemeter_many_opts"
 _pulsemeter_opts_play="-d --device -f --format -o --output --loudness --target -h --help"
 _pulsemeter_opts_devices="--json --sinks -h --help"
+_pulsemeter_opts_calibrate="-d --device -r --rate -c --channels --reference --duration -h --help"
 _pulsemeter_flags="-h --help --reconnect --force --json --sinks --events --loudness --spl -0 --null --unordered --frames"
 
 # Audio files the decoders read (libsndfile, and ffmpeg for the rest).
@@ -78,6 +79,10 @@ _pulsemeter() {
           COMPREPLY=($(compgen -W "ansi ndjson" -- "$cur"))
         fi ;;
       --raw) COMPREPLY=($(compgen -W "s16le s24le s32le f32le" -- "$cur")) ;;
+      --weighting) COMPREPLY=($(compgen -W "A C Z" -- "$cur")) ;;
+      --time-weighting) COMPREPLY=($(compgen -W "F S I" -- "$cur")) ;;
+      --reference) COMPREPLY=($(compgen -W "94 114" -- "$cur")) ;;
+      --mic-cal) _pulsemeter_files "" ;;
       -d|--device)
         local IFS=$'\n'
         if [ "$command" = play ]; then

@@ -66,7 +66,8 @@ public final class MeterPipeline {
             guard let transform, transform.size == settings.fftSize else {
                 preconditionFailure("bands need a transform of size fftSize")
             }
-            spectrum = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform)
+            spectrum = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform,
+                                        micCalibration: settings.spl?.micCalibration)
         } else {
             spectrum = nil
         }

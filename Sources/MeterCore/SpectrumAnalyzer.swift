@@ -14,8 +14,11 @@ public final class SpectrumAnalyzer {
     private let scratch: UnsafeMutablePointer<Float>
     private let bandSums: UnsafeMutablePointer<Double>
     private let scale: Double
+    /// With a microphone calibration: dB added to each band (its response, subtracted).
+    private let corrections: [Double]?
 
-    public init(layout: BandLayout, transform: any PowerSpectrumTransform) {
+    public init(layout: BandLayout, transform: any PowerSpectrumTransform, micCalibration: MicCalibration? = nil) {
+        corrections = micCalibration.map { $0.bandCorrections(layout.edgesHz) }
         let n = transform.size
         self.layout = layout
         self.fftSize = n
@@ -94,6 +97,11 @@ public final class SpectrumAnalyzer {
         for b in 0..<layout.count {
             let sum = bandSums[b]
             bandsDb[b] = Decibels.fromPower(sum * scale)
+        }
+        if let corrections {
+            for b in 0..<layout.count where bandsDb[b] > Decibels.floor {
+                bandsDb[b] = max(Decibels.floor, bandsDb[b] + corrections[b])
+            }
         }
     }
 }

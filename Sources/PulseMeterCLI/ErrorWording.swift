@@ -140,6 +140,8 @@ enum ErrorWording {
             return PulsemeterError(.cannotCreate, "cannot create a temporary file in \(directory) to hold stdin: \(reason); set TMPDIR to a writable directory")
         case .spoolWrite(let name, let directory, let reason):
             return PulsemeterError(.io, "cannot hold \(name) in a temporary file in \(directory): \(reason)")
+        case .tooLarge(let path, let limit):
+            return PulsemeterError(.notDecodable, "\(path) is over \(limit >> 20) MiB: not a microphone calibration file")
         }
     }
 
@@ -194,6 +196,11 @@ enum ErrorWording {
                 : "--bitrate does not apply to .\(ext): it is uncompressed or lossless; a bit rate applies to .opus, .mp3, .m4a and .aac"
         }
         return PulsemeterError(.usage, message)
+    }
+
+    /// A microphone calibration file that does not read: exit 65, naming the line.
+    static func micCalibration(_ e: MicCalibration.ParseError, path: FilePath) -> PulsemeterError {
+        PulsemeterError(.notDecodable, "\(path) line \(e.line): \(e.reason); a calibration file holds an optional \"Sens Factor =XdB\" line, then rows of frequency (Hz) and dB")
     }
 
     /// A number as a user would type it: integers without ".0".

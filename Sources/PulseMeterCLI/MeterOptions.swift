@@ -1,4 +1,5 @@
 import MeterCore
+import MeterIO
 
 /// The options shared by monitor, record and analyze, and how they become `MeterSettings`.
 enum MeterOptions {
@@ -15,7 +16,7 @@ enum MeterOptions {
     /// The sound level meter's options.
     static let soundLevelSpecs: [OptionSpec] = [
         OptionSpec("--spl", value: false), OptionSpec("--weighting"), OptionSpec("--time-weighting"),
-        OptionSpec("--calibration"),
+        OptionSpec("--calibration"), OptionSpec("--mic-cal"),
     ]
 
     /// --spl and its settings, each of which implies it; the rule for the calibration is
@@ -30,6 +31,19 @@ enum MeterOptions {
             spl.timeWeighting = TimeWeighting(rawValue: t)!
         }
         spl.calibrationDb = try value(a, .calibration, s, as: Double.self)
+        if let path = a.path("mic-cal") {
+            let bytes: [UInt8]
+            do {
+                bytes = try SmallFileReader.read(path)
+            } catch {
+                throw ErrorWording.input(error)
+            }
+            do {
+                spl.micCalibration = try MicCalibration.parse(bytes)
+            } catch {
+                throw ErrorWording.micCalibration(error, path: path)
+            }
+        }
         s.spl = spl
     }
 

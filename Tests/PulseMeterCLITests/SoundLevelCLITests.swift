@@ -102,3 +102,31 @@ import Testing
         #expect(r.out.contains("LAeq") && r.out.contains("LCpeak") && r.out.contains("dBFS(A)"), "\(r.out)")
     }
 }
+
+/// `--mic-cal FILE`: the sensitivity factor shifts every sound level, the response corrects the
+/// band levels; a bad file is exit 65 naming its line, a missing one exit 66.
+@Suite struct MicCalibrationCLITests {
+    @Test func sensitivityAndResponseApply() throws {
+        let dir = try TempDir()
+        let path = try SoundLevelCLITests.segments([(2, 0.3)], in: dir)
+        let cal = try dir.write(Array("\"Sens Factor =-1.5dB, SERNO: 1\"\n20 3.0\n20000 3.0\n".utf8), "mic.txt")
+        let (_, plainFrames, plain, _) = try AnalyzeCLITests.analyze([path, "--spl", "--bands", "8"])
+        let (start, calFrames, corrected, _) = try AnalyzeCLITests.analyze([path, "--mic-cal", cal, "--bands", "8"])
+        #expect(start["spl_unit"] as? String == "dBFS(A)")  // a microphone file alone is no SPL calibration
+        for key in ["leq_db", "lmax_db", "lpeak_db"] {
+            let a = Tool.doubles(plain[key]), b = Tool.doubles(corrected[key])
+            #expect(abs(b[0] - a[0] - 1.5) < 0.011, "\(key): \(a) \(b)")
+        }
+        let a = Tool.doubles(plainFrames.last?["bands_db"]), b = Tool.doubles(calFrames.last?["bands_db"])
+        #expect(a.count == 8 && b.count == 8)
+        for i in 0..<8 where a[i] > -150 { #expect(abs(b[i] - a[i] + 3) < 0.011, "band \(i): \(a[i]) \(b[i])") }
+    }
+
+    @Test func badFilesAreRefused() throws {
+        let dir = try TempDir()
+        let path = try SoundLevelCLITests.segments([(0.5, 0.3)], in: dir)
+        let bad = try dir.write(Array("\"Sens Factor =-1.5dB\"\n20 3.0\n1000 three\n".utf8), "bad.txt")
+        Tool.expectError(try Tool.run(["analyze", path, "--mic-cal", bad]), 65, mentions: ["bad.txt line 3", "frequency"])
+        Tool.expectError(try Tool.run(["analyze", path, "--mic-cal", dir.path("none.txt")]), 66, mentions: ["none.txt"])
+    }
+}
