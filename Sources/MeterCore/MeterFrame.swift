@@ -39,6 +39,8 @@ public struct StreamInfo: Sendable, Equatable {
     public var bandsHz: [(Double, Double)]?
     /// True for live capture (frames carry `ts`).
     public var live: Bool
+    /// With fractional-octave bands: each band's edges and midband (`bandsHz` holds the edges).
+    public var octaveBands: [OctaveBands.Band]?
 
     public init(source: String, settings: MeterSettings, bandsHz: [(Double, Double)]? = nil, live: Bool = false) {
         self.source = source
@@ -48,7 +50,7 @@ public struct StreamInfo: Sendable, Equatable {
     }
 
     public static func == (a: StreamInfo, b: StreamInfo) -> Bool {
-        a.source == b.source && a.settings == b.settings && a.live == b.live
+        a.source == b.source && a.settings == b.settings && a.live == b.live && a.octaveBands == b.octaveBands
             && (a.bandsHz ?? []).elementsEqual(b.bandsHz ?? [], by: { $0 == $1 })
     }
 }
@@ -64,6 +66,8 @@ public struct StreamSummary: Sendable, Equatable {
     public var loudness: LoudnessSummary?
     /// With the sound level meter: Leq, Lmax, Lmin, LCpeak, SEL and percentiles per channel.
     public var spl: SoundLevelSummary?
+    /// With fractional-octave bands: each band's mean power over the stream, in dB.
+    public var bandsDb: [Double]?
     /// Set when recording.
     public var recordedFrames: Int?
     public var file: String?

@@ -29,6 +29,8 @@ public final class MeterPipeline {
     private let loudness: LoudnessMeter?
     /// With the sound level meter: weighted levels per frame, Leq and the rest at the end.
     private let soundLevel: SoundLevelMeter?
+    /// With octave bands: the filter bank over the mono mix (instead of the FFT spectrum).
+    private let octaveBank: OctaveFilterBank?
     private let mono: UnsafeMutablePointer<Float>
     /// One block of input split into channels (channel c at c * monoCapacity).
     private let planar: UnsafeMutablePointer<Float>
@@ -74,11 +76,16 @@ public final class MeterPipeline {
         loudness = settings.loudness
             ? LoudnessMeter(rate: settings.rate, channels: settings.channels, hop: settings.hop, reference: loudnessReference) : nil
         soundLevel = settings.spl.map { SoundLevelMeter(settings: $0, rate: settings.rate, channels: settings.channels) }
+        octaveBank = settings.octaves > 0
+            ? OctaveFilterBank(fraction: settings.octaves, rate: settings.rate,
+                               timeWeighting: settings.spl?.timeWeighting ?? .fast, micCalibration: settings.spl?.micCalibration)
+            : nil
         mono = .allocate(capacity: monoCapacity)
         planar = .allocate(capacity: monoCapacity * settings.channels)
         frame = MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: channels),
                            peakDb: Array(repeating: Decibels.floor, count: channels),
-                           bandsDb: settings.bands > 0 ? Array(repeating: Decibels.floor, count: settings.bands) : nil)
+                           bandsDb: settings.bands > 0 ? Array(repeating: Decibels.floor, count: settings.bands)
+                               : octaveBank.map { Array(repeating: Decibels.floor, count: $0.layout.count) })
     }
 
     deinit {
@@ -88,7 +95,12 @@ public final class MeterPipeline {
 
     /// The `start` line's description of this stream.
     public func streamInfo(source: String, live: Bool = false) -> StreamInfo {
-        StreamInfo(source: source, settings: settings, bandsHz: spectrum?.layout.edgesHz, live: live)
+        var info = StreamInfo(source: source, settings: settings, bandsHz: spectrum?.layout.edgesHz, live: live)
+        if let octaveBank {
+            info.octaveBands = octaveBank.layout.bands
+            info.bandsHz = octaveBank.layout.bands.map { ($0.lower, $0.upper) }
+        }
+        return info
     }
 
     /// Feeds `frames` interleaved frames; calls `emit` for every completed hop.
@@ -106,7 +118,11 @@ public final class MeterPipeline {
                 // Counting costs a pass only over blocks whose peak reached the clip level.
                 if p >= clipAmplitude { hopClips[c] += countClipped(channelData + c * monoCapacity, n) }
             }
-            if let spectrum { pushMono(channelData, frames: n, into: spectrum) }
+            if spectrum != nil || octaveBank != nil {
+                let m = monoMix(channelData, frames: n)
+                spectrum?.push(m, count: n)
+                octaveBank?.push(m, count: n)
+            }
             loudness?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             soundLevel?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             done += n
@@ -172,6 +188,7 @@ public final class MeterPipeline {
             events: trailingEvents)
         s.loudness = loudness?.summary(target: settings.targetLufs)
         s.spl = soundLevel?.summary(rate: settings.rate)
+        s.bandsDb = octaveBank?.meanLevels()
         return s
     }
 
@@ -201,12 +218,9 @@ public final class MeterPipeline {
         return UnsafePointer(planar)
     }
 
-    /// The mono mix (mean of the channels) into the spectrum's history.
-    private func pushMono(_ channelData: UnsafePointer<Float>, frames n: Int, into spectrum: SpectrumAnalyzer) {
-        if channels == 1 {
-            spectrum.push(channelData, count: n)
-            return
-        }
+    /// The mono mix (mean of the channels), for the spectrum and the octave bands.
+    private func monoMix(_ channelData: UnsafePointer<Float>, frames n: Int) -> UnsafePointer<Float> {
+        if channels == 1 { return channelData }
         mono.update(from: channelData, count: n)
         for c in 1..<channels {
             let src = channelData + c * monoCapacity
@@ -214,7 +228,7 @@ public final class MeterPipeline {
         }
         let inv = 1 / Float(channels)
         for i in 0..<n { mono[i] *= inv }
-        spectrum.push(mono, count: n)
+        return UnsafePointer(mono)
     }
 
     private func emitFrame(_ emit: (MeterFrame) throws -> Void) rethrows {
@@ -246,6 +260,7 @@ public final class MeterPipeline {
             frame.loudness = reading
         }
         if let soundLevel { frame.spl = soundLevel.reading() }
+        if let octaveBank { octaveBank.levels(into: &frame.bandsDb!) }
         if let spectrum {
             if deferBands {
                 frame.pendingSpectrum = Array(unsafeUninitializedCapacity: spectrum.fftSize) { buf, n in

@@ -21,6 +21,8 @@ public struct MeterSettings: Sendable, Equatable {
     public var targetLufs: Double?
     /// The sound level meter (`--spl`); nil turns it off.
     public var spl: SoundLevelSettings?
+    /// Fractional-octave bands (1 or 3 a octave) instead of FFT bands; 0 turns them off.
+    public var octaves: Int = 0
 
     public init(rate: Int = 48000, channels: Int = 2, fps: Double = 30, windowMs: Double = 50,
                 bands: Int = 0, fftSize: Int = 2048, fmin: Double = 50, fmax: Double? = nil,
@@ -68,6 +70,7 @@ public struct MeterSettings: Sendable, Equatable {
         case .loudnessRate: return .range(Double(Self.minLoudnessRate), Double(Self.maxRate))
         case .splRate: return .range(Double(SoundLevelSettings.minRate), Double(Self.maxRate))
         case .calibration: return .range(0, 250)
+        case .octaves: return bands > 0 ? .notWithBands : .oneOf([1, 3])
         }
     }
 
@@ -85,6 +88,8 @@ public struct MeterSettings: Sendable, Equatable {
             case .frequencyBelow(let lo, let below): ok = value >= lo && value < below
             case .frequencyAbove(let above, let atMost): ok = value > above && value <= atMost
             case .bandsWithinBins(let bins, _): ok = value <= Double(bins)
+            case .oneOf(let values): ok = values.contains(value)
+            case .notWithBands: ok = false
             }
             guard ok, value.isFinite else { throw SettingError(setting, value: value, allowed: allowed) }
         }
@@ -97,6 +102,7 @@ public struct MeterSettings: Sendable, Equatable {
         try check(.fftSize, Double(fftSize))
         if let targetLufs { try check(.target, targetLufs) }
         if loudness { try check(.loudnessRate, Double(rate)) }
+        if octaves != 0 { try check(.octaves, Double(octaves)) }
         if let spl {
             try check(.splRate, Double(rate))
             if let cal = spl.calibrationDb { try check(.calibration, cal) }

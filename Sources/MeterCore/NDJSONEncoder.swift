@@ -22,7 +22,16 @@ public struct NDJSONEncoder {
         line.field("window", s.window)
         if s.loudness { line.field("loudness", true) }
         if let spl = s.spl { soundLevelStart(spl) }
-        if let bands = info.bandsHz {
+        if let octave = info.octaveBands {
+            line.field("octaves", s.octaves)
+            line.key("bands_hz")
+            line.byte(UInt8(ascii: "["))
+            for (i, b) in octave.enumerated() {
+                if i > 0 { line.byte(UInt8(ascii: ",")) }
+                line.numbers([b.lower, b.mid, b.upper], decimals: 3)
+            }
+            line.byte(UInt8(ascii: "]"))
+        } else if let bands = info.bandsHz {
             line.field("fft_size", s.fftSize)
             line.key("bands_hz")
             line.byte(UInt8(ascii: "["))
@@ -111,6 +120,7 @@ public struct NDJSONEncoder {
             }
         }
         if let spl = s.spl { soundLevelEnd(spl) }
+        if let bands = s.bandsDb { line.field("bands_db", bands, decimals: 2) }
         if let r = s.recordedFrames { line.field("recorded_frames", r) }
         if let file = s.file { line.field("file", file) }
         if let clipped = s.clippedSamples { line.field("clipped_samples", clipped) }

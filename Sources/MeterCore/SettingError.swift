@@ -12,6 +12,8 @@ public struct SettingError: Error, Equatable, Sendable {
         case splRate
         /// The dB SPL that reads as 0 dBFS.
         case calibration
+        /// Bands per octave of the fractional-octave filter bank.
+        case octaves
     }
 
     /// What values the setting takes (given the others).
@@ -28,6 +30,10 @@ public struct SettingError: Error, Equatable, Sendable {
         case frequencyAbove(above: Double, atMost: Double)
         /// At most `bins` bands: the FFT bins between fmin and fmax at this FFT size.
         case bandsWithinBins(bins: Int, fftSize: Int)
+        /// One of these values.
+        case oneOf([Double])
+        /// Not together with FFT bands (it replaces them).
+        case notWithBands
     }
 
     public let setting: Setting

@@ -34,6 +34,7 @@ enum ErrorWording {
         case .loudnessRate: "--loudness"
         case .splRate: "--spl"
         case .calibration: "--calibration"
+        case .octaves: "--octaves"
         }
     }
 
@@ -72,6 +73,10 @@ enum ErrorWording {
             allowed = "use a frequency above --fmin (\(number(fmin)) Hz) and at most Nyquist (\(number(nyquist)) Hz)"
         case (_, .bandsWithinBins(let bins, _)):
             allowed = "use at most \(bins)"
+        case (_, .oneOf(let values)):
+            allowed = "use " + values.map(number).joined(separator: " or ")
+        case (_, .notWithBands):
+            allowed = "octave bands replace the FFT bands; drop --bands"
         }
         return PulsemeterError(.usage, "\(option(e.setting)) \(value) is not allowed: \(allowed)")
     }

@@ -29,6 +29,7 @@ enum Help {
     """
 
     static let soundLevelOptions = """
+          --octaves 1|3      octave or third-octave bands (IEC 61260-1) instead of --bands
           --spl              sound level meter (IEC 61672-1): spl_db, leq_db per frame; leq_db,
                              lmax_db, lmin_db, lpeak_db, sel_db, ln_db in the end line
           --weighting W      frequency weighting A, C or Z (implies --spl)  [A]

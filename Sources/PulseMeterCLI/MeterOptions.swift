@@ -9,7 +9,7 @@ enum MeterOptions {
         OptionSpec("--fmin"), OptionSpec("--fmax"), OptionSpec("-f", "--format"),
         OptionSpec("-o", "--output"), OptionSpec("--duration"),
         OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
-        OptionSpec("--clip-db"),
+        OptionSpec("--clip-db"), OptionSpec("--octaves"),
         OptionSpec("-h", "--help", value: false),
     ] + loudnessSpecs + soundLevelSpecs
 
@@ -85,6 +85,7 @@ enum MeterOptions {
         s.fftSize = try value(a, .fftSize, s, as: Int.self) ?? 2048
         s.fmin = try value(a, .fmin, s, as: Double.self) ?? 50
         s.fmax = try value(a, .fmax, s, as: Double.self)
+        s.octaves = try value(a, .octaves, s, as: Int.self) ?? 0
         s.events = try events(a)
         try readLoudness(a, into: &s)
         try readSoundLevel(a, into: &s)

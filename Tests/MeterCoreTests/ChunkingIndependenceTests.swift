@@ -12,8 +12,9 @@ import Testing
     }
 
     static func run(_ samples: [Float], channels: Int, blocks: [Int], bands: Int,
-                    spl: SoundLevelSettings? = nil) throws -> (frames: [MeterFrame], end: StreamSummary) {
-        let s = MeterSettings(rate: 48000, channels: channels, fps: 30, windowMs: 50, bands: bands, fftSize: 1024, spl: spl)
+                    spl: SoundLevelSettings? = nil, octaves: Int = 0) throws -> (frames: [MeterFrame], end: StreamSummary) {
+        var s = MeterSettings(rate: 48000, channels: channels, fps: 30, windowMs: 50, bands: bands, fftSize: 1024, spl: spl)
+        s.octaves = octaves
         let pipeline = try MeterPipeline(settings: s, transform: bands > 0 ? ReferenceFFT(size: 1024) : nil)
         let sink = CollectingSink()
         try pipeline.run(source: ArraySource(rate: 48000, channels: channels, samples: samples, blockSizes: blocks), sink: sink)
@@ -31,15 +32,16 @@ import Testing
         }
     }
 
-    /// The sound level meter's filters and detectors carry their state across calls.
+    /// The sound level meter's filters and detectors, and the octave bank's filters and
+    /// decimators, carry their state across calls.
     @Test(arguments: [TimeWeighting.fast, .impulse])
     func soundLevelsDoNotDependOnBlockSizes(time: TimeWeighting) throws {
         let samples = Self.noise(frames: 48000 + 777, channels: 2, seed: 5)
         let spl = SoundLevelSettings(weighting: .a, timeWeighting: time)
-        let reference = try Self.run(samples, channels: 2, blocks: [16384], bands: 0, spl: spl)
-        #expect(reference.frames.allSatisfy { $0.spl?.splDb.count == 2 } && reference.end.spl != nil)
+        let reference = try Self.run(samples, channels: 2, blocks: [16384], bands: 0, spl: spl, octaves: 3)
+        #expect(reference.frames.allSatisfy { $0.spl?.splDb.count == 2 && $0.bandsDb?.count == 31 } && reference.end.spl != nil)
         for blocks in [[480], [7, 13, 1600, 3], [5000]] {
-            let other = try Self.run(samples, channels: 2, blocks: blocks, bands: 0, spl: spl)
+            let other = try Self.run(samples, channels: 2, blocks: blocks, bands: 0, spl: spl, octaves: 3)
             #expect(other.frames == reference.frames, "blocks \(blocks)")
             #expect(other.end == reference.end, "blocks \(blocks)")
         }

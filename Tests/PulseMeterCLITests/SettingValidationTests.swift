@@ -16,6 +16,7 @@ import Testing
         ("--bands", ["-1", "0", "1024", "1025"]),
         ("--fft-size", ["32", "64", "1000", "65536", "131072"]),
         ("--calibration", ["-1", "0", "94", "250", "250.5", "nan"]),
+        ("--octaves", ["0", "1", "2", "3", "4", "-1"]),
     ]
 
     static func settings(_ option: String, _ value: Double) -> MeterSettings {
@@ -27,6 +28,7 @@ import Testing
         case "--window": s.windowMs = value
         case "--bands": s.bands = Int(value)
         case "--calibration": s.spl = SoundLevelSettings(calibrationDb: value)
+        case "--octaves": s.octaves = Int(value)
         default: s.fftSize = Int(value)
         }
         return s

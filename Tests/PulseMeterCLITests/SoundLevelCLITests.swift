@@ -130,3 +130,42 @@ import Testing
         Tool.expectError(try Tool.run(["analyze", path, "--mic-cal", dir.path("none.txt")]), 66, mentions: ["none.txt"])
     }
 }
+
+/// `--octaves 1|3`: the start line's midbands and edges, a tone's level in its band, the end
+/// line's mean band levels, and the options that do not go together.
+@Suite struct OctaveBandsCLITests {
+    @Test(arguments: [1, 3])
+    func toneReadsInItsBand(fraction: Int) throws {
+        let dir = try TempDir()
+        let path = try SoundLevelCLITests.segments([(2, 0.3)], in: dir)
+        let (start, frames, end, _) = try AnalyzeCLITests.analyze([path, "--octaves", String(fraction)])
+        #expect(Tool.int(start["octaves"]) == fraction && start["fft_size"] == nil)
+        let bands = try #require(start["bands_hz"] as? [[Double]])
+        let g = pow(10, 0.3)
+        // Thirds from 20 Hz, octaves from 31.5 Hz, up to the last band whose upper edge is
+        // below 0.95 x Nyquist (at 16 kHz: the 6.3 kHz third, the 4 kHz octave).
+        let b = Double(fraction)
+        let from = fraction == 3 ? -17 : -5
+        let expected = (from...13).filter { 1000 * pow(g, (Double($0) + 0.5) / b) <= 0.95 * 8000 }.count
+        #expect(bands.count == expected && expected == (fraction == 3 ? 26 : 8), "\(bands.count) bands")
+        for b in bands {
+            #expect(b.count == 3)
+            #expect(abs(b[2] / b[0] - pow(g, 1 / Double(fraction))) < 1e-3 && abs(b[1] * b[1] / (b[0] * b[2]) - 1) < 1e-4)
+        }
+        let k = try #require(bands.firstIndex { abs($0[1] - 1000) < 0.01 })
+        let level = SoundLevelCLITests.level(0.3)
+        let last = Tool.doubles(frames.last?["bands_db"])
+        #expect(last.count == bands.count && abs(last[k] - level) < 0.1, "\(last[k]) vs \(level)")
+        // Two bands away the tone is far down.
+        #expect(last[k + 2] < level - 40 && last[k - 2] < level - 40)
+        let mean = Tool.doubles(end["bands_db"])
+        #expect(mean.count == bands.count && abs(mean[k] - level) < 0.1, "\(mean)")
+    }
+
+    @Test func badCombinationsAreRefused() throws {
+        let dir = try TempDir()
+        let path = try SoundLevelCLITests.segments([(0.5, 0.3)], in: dir)
+        Tool.expectError(try Tool.run(["analyze", path, "--octaves", "2"]), 64, mentions: ["--octaves 2", "1 or 3"])
+        Tool.expectError(try Tool.run(["analyze", path, "--octaves", "3", "--bands", "8"]), 64, mentions: ["--octaves", "--bands"])
+    }
+}
