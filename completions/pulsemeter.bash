@@ -5,7 +5,7 @@
 _pulsemeter_commands="monitor record analyze waveform play devices calibrate help"
 
 # Options per command, and the options that take no value (the rest take one).
-_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target --octaves --spl --weighting --time-weighting --calibration --mic-cal -h --help"
+_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal -h --help"
 _pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --force --record --bitrate"
 _pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect --force --bitrate --split --trigger --hold --pre-roll"
 _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered"
@@ -81,6 +81,7 @@ _pulsemeter() {
       --raw) COMPREPLY=($(compgen -W "s16le s24le s32le f32le" -- "$cur")) ;;
       --weighting) COMPREPLY=($(compgen -W "A C Z" -- "$cur")) ;;
       --octaves) COMPREPLY=($(compgen -W "1 3" -- "$cur")) ;;
+      --meter) COMPREPLY=($(compgen -W "dbfs vu ppm1 ppm2 k20 k14 k12" -- "$cur")) ;;
       --time-weighting) COMPREPLY=($(compgen -W "F S I" -- "$cur")) ;;
       --reference) COMPREPLY=($(compgen -W "94 114" -- "$cur")) ;;
       --mic-cal) _pulsemeter_files "" ;;

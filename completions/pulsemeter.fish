@@ -72,6 +72,8 @@ complete -c pulsemeter -n $meter -l clip-db -x -d 'a sample this loud counts as 
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l loudness -d 'EBU R128 loudness (LUFS, LRA, true peak)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l target -x -a '-23 -16 -14' -d 'loudness to aim at, -70..0 LUFS'
 complete -c pulsemeter -n $meter -l octaves -x -a '1 3' -d 'octave or third-octave bands (IEC 61260-1)'
+complete -c pulsemeter -n $meter -l meter -x -a 'dbfs vu ppm1 ppm2 k20 k14 k12' -d 'meter ballistics (meter_db)'
+complete -c pulsemeter -n $meter -l vu-ref -x -a '-18 -20 -14' -d 'dBFS peak level of 0 VU (implies --meter vu)'
 complete -c pulsemeter -n $meter -l spl -d 'sound level meter per IEC 61672-1'
 complete -c pulsemeter -n $meter -l weighting -x -a 'A C Z' -d 'frequency weighting (implies --spl)'
 complete -c pulsemeter -n $meter -l time-weighting -x -a 'F S I' -d 'time weighting (implies --spl)'

@@ -154,16 +154,25 @@ public struct AnsiMeterRenderer {
         // scroll). Channel rows first; the scale, the loudness lines, then the spectrum only
         // get what is left.
         let usable = height - 1
+        // With --meter (other than dBFS) the bars and the scale are that meter's.
+        let meter = s.meter == .dbfs ? nil : s.meter
         for c in 0..<min(channels, max(1, usable - 1)) {
             let label = Self.label(channel: c, of: channels)
             let pad = String(repeating: " ", count: max(0, labelWidth - label.count))
-            var line = label + pad + bar(db: frame.rmsDb[c], peakDb: held[c], cells: cells) + " " + Self.readout(frame.rmsDb[c])
-            if !narrow { line += " dB  pk " + Self.readout(frame.peakDb[c]) }
+            var line: String
+            if let meter, let readings = frame.meterDb {
+                line = label + pad + meterBar(readings[c], meter, cells: cells) + " " + Self.readout(readings[c])
+                if !narrow { line += " " + Self.fit(meter.unit + String(repeating: " ", count: 16), 16) }
+            } else {
+                line = label + pad + bar(db: frame.rmsDb[c], peakDb: held[c], cells: cells) + " " + Self.readout(frame.rmsDb[c])
+                if !narrow { line += " dB  pk " + Self.readout(frame.peakDb[c]) }
+            }
             line += clipLamp(channel: c, at: frame.pos, rate: s.rate) ? " " + sgr("1;41") + "CLIP" + sgr("0") : "     "
             lines.append(line)
         }
         if lines.count < usable {
-            lines.append(sgr("2") + String(repeating: " ", count: labelWidth) + scaleLine(cells: cells) + sgr("0"))
+            let scale = meter.map { meterScaleLine($0, cells: cells) } ?? scaleLine(cells: cells)
+            lines.append(sgr("2") + String(repeating: " ", count: labelWidth) + scale + sgr("0"))
         }
         if let loudness = frame.loudness {
             // With room for one line only, the numbers (M, S, I, LRA, TP) rather than the bar.
@@ -311,14 +320,31 @@ public struct AnsiMeterRenderer {
         [floorDb] + [-40.0, -20, -10, -6, -3, 0].filter { $0 > floorDb + 1 }
     }
 
+    /// A bar for a reading of `meter` in its unit, over its scale's range.
+    public func meterBar(_ value: Double, _ meter: MeterKind, cells: Int) -> String {
+        let s = meter.scale
+        return bar(db: floorDb + (value - s.low) / (s.high - s.low) * -floorDb, peakDb: nil, cells: cells)
+    }
+
+    /// The scale line of `meter`, in its unit.
+    public func meterScaleLine(_ meter: MeterKind, cells: Int) -> String {
+        let s = meter.scale
+        return scaleLine(cells: cells, ticks: s.ticks.map { floorDb + ($0 - s.low) / (s.high - s.low) * -floorDb },
+                         labels: s.ticks, unit: meter.unit)
+    }
+
     /// A line of dB labels under a bar of `cells` cells, each under its level's cell (the floor
     /// at the left end, 0 at the right end); a label that would touch its left neighbour is
     /// left out, except 0, which takes the place of the neighbour instead.
     public func scaleLine(cells: Int) -> String {
-        let ticks = scaleTicks
+        scaleLine(cells: cells, ticks: scaleTicks, labels: scaleTicks, unit: "dB")
+    }
+
+    /// The scale line with `labels` placed at `ticks` (positions in dB on the bar), then `unit`.
+    func scaleLine(cells: Int, ticks: [Double], labels: [Double], unit: String) -> String {
         var placed: [(start: Int, text: [Character])] = []
         for (i, db) in ticks.enumerated() {
-            let text = Array(Self.tickText(db))
+            let text = Array(Self.tickText(labels[i]))
             let last = i == ticks.count - 1
             var start = Int(((db - floorDb) / -floorDb * Double(cells)).rounded()) - text.count / 2
             if i == 0 { start = 0 }
@@ -337,7 +363,7 @@ public struct AnsiMeterRenderer {
         }
         var s = String(line)
         while s.hasSuffix(" ") { s.removeLast() }
-        return s + " dB"
+        return s + " " + unit
     }
 
     private static func tickText(_ db: Double) -> String { String(Int(db.rounded())) }

@@ -19,6 +19,8 @@ public struct MeterFrame: Sendable, Equatable {
     public var loudness: LoudnessReading?
     /// With the sound level meter: the time-weighted level and Leq per channel.
     public var spl: SoundLevelReading?
+    /// With a meter kind: its reading per channel, in its unit (`meter_db`).
+    public var meterDb: [Double]?
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
                 clipSamples: [Int]? = nil) {

@@ -31,6 +31,8 @@ public final class MeterPipeline {
     private let soundLevel: SoundLevelMeter?
     /// With octave bands: the filter bank over the mono mix (instead of the FFT spectrum).
     private let octaveBank: OctaveFilterBank?
+    /// With a meter kind: the needle's ballistics.
+    private let ballistics: MeterBallistics?
     private let mono: UnsafeMutablePointer<Float>
     /// One block of input split into channels (channel c at c * monoCapacity).
     private let planar: UnsafeMutablePointer<Float>
@@ -80,6 +82,9 @@ public final class MeterPipeline {
             ? OctaveFilterBank(fraction: settings.octaves, rate: settings.rate,
                                timeWeighting: settings.spl?.timeWeighting ?? .fast, micCalibration: settings.spl?.micCalibration)
             : nil
+        ballistics = settings.meter.map {
+            MeterBallistics(kind: $0, rate: settings.rate, channels: settings.channels, vuReference: settings.vuReference)
+        }
         mono = .allocate(capacity: monoCapacity)
         planar = .allocate(capacity: monoCapacity * settings.channels)
         frame = MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: channels),
@@ -125,6 +130,7 @@ public final class MeterPipeline {
             }
             loudness?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             soundLevel?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
+            ballistics?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             done += n
             hopFill += n
             pos += n
@@ -261,6 +267,11 @@ public final class MeterPipeline {
         }
         if let soundLevel { frame.spl = soundLevel.reading() }
         if let octaveBank { octaveBank.levels(into: &frame.bandsDb!) }
+        if let ballistics {
+            var readings = frame.meterDb ?? Array(repeating: Decibels.floor, count: channels)
+            ballistics.readings(rmsDb: frame.rmsDb, into: &readings)
+            frame.meterDb = readings
+        }
         if let spectrum {
             if deferBands {
                 frame.pendingSpectrum = Array(unsafeUninitializedCapacity: spectrum.fftSize) { buf, n in

@@ -23,6 +23,10 @@ public struct MeterSettings: Sendable, Equatable {
     public var spl: SoundLevelSettings?
     /// Fractional-octave bands (1 or 3 a octave) instead of FFT bands; 0 turns them off.
     public var octaves: Int = 0
+    /// The meter's ballistics (`meter_db`); nil: no meter_db.
+    public var meter: MeterKind?
+    /// 0 VU: the peak level in dBFS of the alignment sine.
+    public var vuReference: Double = -18
 
     public init(rate: Int = 48000, channels: Int = 2, fps: Double = 30, windowMs: Double = 50,
                 bands: Int = 0, fftSize: Int = 2048, fmin: Double = 50, fmax: Double? = nil,
@@ -71,6 +75,7 @@ public struct MeterSettings: Sendable, Equatable {
         case .splRate: return .range(Double(SoundLevelSettings.minRate), Double(Self.maxRate))
         case .calibration: return .range(0, 250)
         case .octaves: return bands > 0 ? .notWithBands : .oneOf([1, 3])
+        case .vuReference: return .range(-60, 0)
         }
     }
 
@@ -103,6 +108,7 @@ public struct MeterSettings: Sendable, Equatable {
         if let targetLufs { try check(.target, targetLufs) }
         if loudness { try check(.loudnessRate, Double(rate)) }
         if octaves != 0 { try check(.octaves, Double(octaves)) }
+        try check(.vuReference, vuReference)
         if let spl {
             try check(.splRate, Double(rate))
             if let cal = spl.calibrationDb { try check(.calibration, cal) }

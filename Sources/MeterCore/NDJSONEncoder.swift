@@ -22,6 +22,10 @@ public struct NDJSONEncoder {
         line.field("window", s.window)
         if s.loudness { line.field("loudness", true) }
         if let spl = s.spl { soundLevelStart(spl) }
+        if let meter = s.meter {
+            line.field("meter", meter.rawValue)
+            if meter == .vu { line.field("vu_ref", s.vuReference, decimals: 2) }
+        }
         if let octave = info.octaveBands {
             line.field("octaves", s.octaves)
             line.key("bands_hz")
@@ -57,6 +61,7 @@ public struct NDJSONEncoder {
             line.field("lufs_s", l.shortTerm, decimals: 2)
             line.field("lufs_i", l.integrated, decimals: 2)
         }
+        if let m = f.meterDb { line.field("meter_db", m, decimals: 2) }
         if let spl = f.spl {
             line.field("spl_db", spl.splDb, decimals: 2)
             line.field("leq_db", spl.leqDb, decimals: 2)

@@ -14,6 +14,8 @@ public struct SettingError: Error, Equatable, Sendable {
         case calibration
         /// Bands per octave of the fractional-octave filter bank.
         case octaves
+        /// The level of 0 VU.
+        case vuReference
     }
 
     /// What values the setting takes (given the others).

@@ -35,6 +35,7 @@ enum ErrorWording {
         case .splRate: "--spl"
         case .calibration: "--calibration"
         case .octaves: "--octaves"
+        case .vuReference: "--vu-ref"
         }
     }
 
@@ -58,6 +59,7 @@ enum ErrorWording {
             case .fps: allowed = "use a number of frames per second from \(number(lo)) up to the sample rate (\(number(hi)))"
             case .bands: allowed = "use \(number(lo)) (off) to \(number(hi)) bands"
             case .target: allowed = "use a loudness from \(number(lo)) to \(number(hi)) LUFS (e.g. -23 broadcast, -16 podcasts, -14 streaming)"
+            case .vuReference: allowed = "use the dBFS peak level of the sine that reads 0 VU, from \(number(lo)) to \(number(hi)) (-18 EBU, -20 SMPTE)"
             case .calibration: allowed = "use the dB SPL that reads as 0 dBFS, from \(number(lo)) to \(number(hi)) (pulsemeter calibrate measures it)"
             default: allowed = "use a number from \(number(lo)) to \(number(hi))"
             }

@@ -29,6 +29,8 @@ enum Help {
     """
 
     static let soundLevelOptions = """
+          --meter KIND       meter_db and the bars: dbfs, vu, ppm1, ppm2, k20, k14 or k12
+          --vu-ref DB        the dBFS peak level of 0 VU (implies --meter vu)   [-18]
           --octaves 1|3      octave or third-octave bands (IEC 61260-1) instead of --bands
           --spl              sound level meter (IEC 61672-1): spl_db, leq_db per frame; leq_db,
                              lmax_db, lmin_db, lpeak_db, sel_db, ln_db in the end line

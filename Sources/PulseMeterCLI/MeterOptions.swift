@@ -9,7 +9,7 @@ enum MeterOptions {
         OptionSpec("--fmin"), OptionSpec("--fmax"), OptionSpec("-f", "--format"),
         OptionSpec("-o", "--output"), OptionSpec("--duration"),
         OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
-        OptionSpec("--clip-db"), OptionSpec("--octaves"),
+        OptionSpec("--clip-db"), OptionSpec("--octaves"), OptionSpec("--meter"), OptionSpec("--vu-ref"),
         OptionSpec("-h", "--help", value: false),
     ] + loudnessSpecs + soundLevelSpecs
 
@@ -86,6 +86,15 @@ enum MeterOptions {
         s.fmin = try value(a, .fmin, s, as: Double.self) ?? 50
         s.fmax = try value(a, .fmax, s, as: Double.self)
         s.octaves = try value(a, .octaves, s, as: Int.self) ?? 0
+        if let m = try a.choice("meter", MeterKind.allCases.map(\.rawValue)) { s.meter = MeterKind(rawValue: m) }
+        // --vu-ref implies --meter vu, and goes with no other meter.
+        if let ref = try value(a, .vuReference, s, as: Double.self) {
+            if s.meter == nil { s.meter = .vu }
+            guard s.meter == .vu else {
+                throw PulsemeterError(.usage, "--vu-ref sets the level of 0 VU; it does not apply to --meter \(s.meter!.rawValue)")
+            }
+            s.vuReference = ref
+        }
         s.events = try events(a)
         try readLoudness(a, into: &s)
         try readSoundLevel(a, into: &s)

@@ -169,3 +169,32 @@ import Testing
         Tool.expectError(try Tool.run(["analyze", path, "--octaves", "3", "--bands", "8"]), 64, mentions: ["--octaves", "--bands"])
     }
 }
+
+/// `--meter`: meter_db in the meter's unit, the start line naming the meter.
+@Suite struct MeterKindCLITests {
+    @Test func readingsOfASteadyTone() throws {
+        let dir = try TempDir()
+        // A 1 kHz sine of peak 0.3 (-10.46 dBFS peak, -13.47 dBFS RMS).
+        let path = try SoundLevelCLITests.segments([(3, 0.3)], in: dir)
+        let peak = 20 * log10(0.3), rms = SoundLevelCLITests.level(0.3)
+        let cases: [(String, [String], Double)] = [
+            ("dbfs", [], rms), ("vu", [], peak + 18), ("vu", ["--vu-ref", "-20"], peak + 20),
+            ("ppm1", [], peak), ("ppm2", [], peak), ("k20", [], rms + 20), ("k14", [], rms + 14), ("k12", [], rms + 12),
+        ]
+        for (kind, extra, expected) in cases {
+            let (start, frames, _, _) = try AnalyzeCLITests.analyze([path, "--meter", kind] + extra)
+            #expect(start["meter"] as? String == kind)
+            if kind == "vu" { #expect(Tool.double(start["vu_ref"]) == (extra.isEmpty ? -18 : -20)) }
+            let last = Tool.doubles(frames.last?["meter_db"])
+            // The VU reads the rectified mean, and 16 samples a period of the sine average
+            // cot(pi/16)/8 = 0.628 of the peak, not 2/pi = 0.637: 0.11 dB less.
+            let tolerance = kind == "vu" ? 0.15 : 0.1
+            #expect(last.count == 1 && abs(last[0] - expected) < tolerance, "\(kind) \(extra): \(last) vs \(expected)")
+        }
+        Tool.expectError(try Tool.run(["analyze", path, "--meter", "ppm1", "--vu-ref", "-20"]), 64, mentions: ["--vu-ref", "ppm1"])
+        Tool.expectError(try Tool.run(["analyze", path, "--meter", "vu2"]), 64, mentions: ["--meter", "dbfs, vu, ppm1, ppm2, k20, k14, k12"])
+        // --vu-ref alone implies --meter vu.
+        let (start, _, _, _) = try AnalyzeCLITests.analyze([path, "--vu-ref", "-14"])
+        #expect(start["meter"] as? String == "vu")
+    }
+}
