@@ -174,6 +174,9 @@ public struct AnsiMeterRenderer {
             let scale = meter.map { meterScaleLine($0, cells: cells) } ?? scaleLine(cells: cells)
             lines.append(sgr("2") + String(repeating: " ", count: labelWidth) + scale + sgr("0"))
         }
+        if let correlation = frame.correlation, usable - lines.count >= 2 {
+            lines.append(correlationLine(correlation, balanceDb: frame.balanceDb ?? 0, width: w))
+        }
         if let loudness = frame.loudness {
             // With room for one line only, the numbers (M, S, I, LRA, TP) rather than the bar.
             let both = loudnessLines(loudness, target: s.targetLufs, width: w)
@@ -318,6 +321,31 @@ public struct AnsiMeterRenderer {
     /// The dB values the scale under the bars labels: the floor, then -40 -20 -10 -6 -3 0.
     private var scaleTicks: [Double] {
         [floorDb] + [-40.0, -20, -10, -6, -3, 0].filter { $0 > floorDb + 1 }
+    }
+
+    /// The correlation bar: -1 at the left, 0 in the middle, +1 at the right, the reading
+    /// marked; red left of 0 (out of phase), green right of it; then the number and the balance.
+    public func correlationLine(_ r: Double, balanceDb: Double, width w: Int) -> String {
+        var text = "corr -1 "
+        let readout = " +1 " + Self.correlationText(r) + "  bal " + (balanceDb >= 0 ? "+" : "") + Self.readout(balanceDb, width: 0) + " dB"
+        let cells = max(3, w - text.count - readout.count)
+        let mid = cells / 2
+        let mark = min(cells - 1, max(0, Int(((r + 1) / 2 * Double(cells - 1)).rounded())))
+        for i in 0..<cells {
+            if i == mark {
+                text += sgr(r < 0 ? "1;31" : "1;32") + (glyphs.peakMarker == "|" ? "|" : "┃") + sgr("0")
+            } else {
+                text += i == mid ? "+" : (glyphs.peakMarker == "|" ? "-" : "─")
+            }
+        }
+        return text + readout
+    }
+
+    /// The correlation as +0.93 / -1.00.
+    static func correlationText(_ r: Double) -> String {
+        let hundredths = Int((r * 100).rounded())
+        let a = abs(hundredths)
+        return (hundredths < 0 ? "-" : "+") + "\(a / 100)." + (a % 100 < 10 ? "0" : "") + "\(a % 100)"
     }
 
     /// A bar for a reading of `meter` in its unit, over its scale's range.

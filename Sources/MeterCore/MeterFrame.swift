@@ -21,6 +21,10 @@ public struct MeterFrame: Sendable, Equatable {
     public var spl: SoundLevelReading?
     /// With a meter kind: its reading per channel, in its unit (`meter_db`).
     public var meterDb: [Double]?
+    /// With two or more channels: the correlation of the first two over the window (-1..+1),
+    /// and the right channel's RMS level minus the left's.
+    public var correlation: Double?
+    public var balanceDb: Double?
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
                 clipSamples: [Int]? = nil) {

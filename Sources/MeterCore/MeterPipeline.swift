@@ -12,6 +12,10 @@ public final class MeterPipeline {
 
     private let channels: Int
     private var meters: [RollingSquareSum]
+    /// With two or more channels: the rolling squares of L + R and L - R over the window, for
+    /// the correlation (sum of L R = (sum (L+R)^2 - sum (L-R)^2) / 4, exactly as the levels).
+    private let stereo: (sum: RollingSquareSum, difference: RollingSquareSum)?
+    private let stereoScratch: UnsafeMutablePointer<Float>
     private var hopFill = 0
     /// True once the current hop holds at least one processed (not skipped) frame.
     private var hopSampled = false
@@ -59,6 +63,10 @@ public final class MeterPipeline {
         var meters: [RollingSquareSum] = []
         for _ in 0..<settings.channels { meters.append(RollingSquareSum(window: settings.window, hop: settings.hop)) }
         self.meters = meters
+        stereo = settings.channels >= 2
+            ? (RollingSquareSum(window: settings.window, hop: settings.hop), RollingSquareSum(window: settings.window, hop: settings.hop))
+            : nil
+        stereoScratch = .allocate(capacity: 2 * monoCapacity)
         hopPeak = Array(repeating: 0, count: channels)
         hopClips = Array(repeating: 0, count: channels)
         clipAmplitude = settings.events?.clipAmplitude ?? EventSettings.railAmplitude
@@ -94,6 +102,7 @@ public final class MeterPipeline {
     }
 
     deinit {
+        stereoScratch.deallocate()
         mono.deallocate()
         planar.deallocate()
     }
@@ -130,6 +139,7 @@ public final class MeterPipeline {
             }
             loudness?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             soundLevel?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
+            if let stereo { pushStereo(channelData, frames: n, into: stereo) }
             ballistics?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             done += n
             hopFill += n
@@ -147,19 +157,19 @@ public final class MeterPipeline {
         dropped += frames
         let toBoundary = hop - hopFill
         if frames >= toBoundary {
-            for m in meters { m.skip(toBoundary) }
+            for m in meters + stereoSums { m.skip(toBoundary) }
             pos += toBoundary
             if hopSampled {
                 hopFill = hop
                 try emitFrame(emit)
             }
             let rest = frames - toBoundary
-            for m in meters { m.skip(rest) }
+            for m in meters + stereoSums { m.skip(rest) }
             pos += rest
             hopFill = rest % hop
             hopStart = pos - hopFill
         } else {
-            for m in meters { m.skip(frames) }
+            for m in meters + stereoSums { m.skip(frames) }
             pos += frames
             hopFill += frames
         }
@@ -168,7 +178,7 @@ public final class MeterPipeline {
     /// Announces where the stream will end (a file's declared length), before any sample, so
     /// that the last partial hop's window is exact like every other (see `RollingSquareSum`).
     public func expectEnd(at frames: Int) {
-        for m in meters { m.expectRead(at: frames) }
+        for m in meters + stereoSums { m.expectRead(at: frames) }
     }
 
     /// Emits the last partial hop, if any of it was processed; a silence still going on ends
@@ -196,6 +206,21 @@ public final class MeterPipeline {
         s.spl = soundLevel?.summary(rate: settings.rate)
         s.bandsDb = octaveBank?.meanLevels()
         return s
+    }
+
+    private var stereoSums: [RollingSquareSum] { stereo.map { [$0.sum, $0.difference] } ?? [] }
+
+    /// L + R and L - R of the first two channels into the stereo sums.
+    private func pushStereo(_ channelData: UnsafePointer<Float>, frames n: Int,
+                            into stereo: (sum: RollingSquareSum, difference: RollingSquareSum)) {
+        let l = channelData, r = channelData + monoCapacity
+        let s = stereoScratch, d = stereoScratch + monoCapacity
+        for i in 0..<n {
+            s[i] = l[i] + r[i]
+            d[i] = l[i] - r[i]
+        }
+        _ = stereo.sum.push(s, stride: 1, count: n)
+        _ = stereo.difference.push(d, stride: 1, count: n)
     }
 
     /// Samples among `n` whose magnitude reaches the clip level.
@@ -248,6 +273,13 @@ public final class MeterPipeline {
             hopPeak[c] = 0
             frame.clipSamples[c] = hopClips[c]
             hopClips[c] = 0
+        }
+        if let stereo {
+            // Over the window: sum L R / sqrt(sum L^2 sum R^2); 0 when either side is silent.
+            let ll = meters[0].windowSum(), rr = meters[1].windowSum()
+            let lr = (stereo.sum.windowSum() - stereo.difference.windowSum()) / 4
+            frame.correlation = ll > 0 && rr > 0 ? max(-1, min(1, lr / (ll * rr).squareRoot())) : 0
+            frame.balanceDb = frame.rmsDb[1] - frame.rmsDb[0]
         }
         if events != nil {
             var list = frame.events

@@ -62,6 +62,8 @@ public struct NDJSONEncoder {
             line.field("lufs_i", l.integrated, decimals: 2)
         }
         if let m = f.meterDb { line.field("meter_db", m, decimals: 2) }
+        if let c = f.correlation { line.field("correlation", c, decimals: 3) }
+        if let b = f.balanceDb { line.field("balance_db", b, decimals: 2) }
         if let spl = f.spl {
             line.field("spl_db", spl.splDb, decimals: 2)
             line.field("leq_db", spl.leqDb, decimals: 2)

@@ -34,4 +34,19 @@ import Testing
         s.spl?.calibrationDb = 120
         #expect(Self.screen(s, f).contains("dB(A)") && !Self.screen(s, f).contains("dBFS(A)"))
     }
+
+    @Test func correlationBar() {
+        var f = MeterFrame(pos: 48000, rmsDb: [-21, -27], peakDb: [-18, -24])
+        f.correlation = -0.5
+        f.balanceDb = -6
+        let text = Self.screen(MeterSettings(rate: 48000, channels: 2), f)
+        let line = text.split(separator: "\r\n").first { $0.hasPrefix("corr -1 ") }
+        #expect(line?.contains(" +1 -0.50  bal -6.0 dB") == true, "\(text)")
+        // The marker a quarter of the way along (-0.5), the centre mark at half.
+        if let line {
+            let bar = Array(line.dropFirst("corr -1 ".count).prefix { $0 != " " })
+            let mark = bar.firstIndex(of: "|") ?? -1
+            #expect(abs(Double(mark) / Double(bar.count - 1) - 0.25) < 0.05 && bar.contains("+"), "\(line)")
+        }
+    }
 }
