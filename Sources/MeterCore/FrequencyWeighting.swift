@@ -31,17 +31,28 @@ public enum FrequencyWeighting: String, Sendable, CaseIterable {
     }()
 
     /// The weighting as biquad sections for a stream of `rate` Hz, 0 dB at 1 kHz (none for Z).
+    /// A is C followed by `cToA` (A's poles are C's and f2, f3), so the meter gets the
+    /// C-weighted signal for the peak on the way to A.
     public func sections(rate: Int) -> [BiquadCascade.Section] {
         let p = Self.poles
-        var list: [BiquadCascade.Section]
         switch self {
         case .z: return []
         case .c:
-            list = [Self.highPassPair(p.f1, p.f1, rate: rate), Self.matchedLowPass(p.f4, rate: rate)]
+            return Self.normalized([Self.highPassPair(p.f1, p.f1, rate: rate), Self.matchedLowPass(p.f4, rate: rate)], rate: rate)
         case .a:
-            list = [Self.highPassPair(p.f1, p.f1, rate: rate), Self.highPassPair(p.f2, p.f3, rate: rate),
-                    Self.matchedLowPass(p.f4, rate: rate)]
+            return Self.c.sections(rate: rate) + [Self.cToA(rate: rate)]
         }
+    }
+
+    /// The section that turns the C-weighted signal into the A-weighted one: the f2 and f3
+    /// poles (with two zeros at 0 Hz), 0 dB at 1 kHz.
+    public static func cToA(rate: Int) -> BiquadCascade.Section {
+        normalized([highPassPair(poles.f2, poles.f3, rate: rate)], rate: rate)[0]
+    }
+
+    /// `list` scaled to 0 dB at 1 kHz (its first section's numerator).
+    static func normalized(_ list: [BiquadCascade.Section], rate: Int) -> [BiquadCascade.Section] {
+        var list = list
         let g = BiquadCascade.powerGain(of: list, atHz: 1000, rate: rate)
         list[0] = list[0].scaled(by: 1 / g.squareRoot())
         return list

@@ -24,27 +24,26 @@ public final class OctaveFilterBank {
     /// One rate of the bank: its bands' filters and detectors, and the decimator feeding the next.
     private final class Stage {
         let rate: Double
+        /// The bands of this stage, four to a `QuadBandPass`.
         let bands: [Int]
-        let filters: [BiquadCascade]
+        let quads: [QuadBandPass]
         let rise: Double
-        var level: [Double]
-        var squares: [Double]
         var count = 0
-        init(rate: Double, bands: [Int], filters: [BiquadCascade], tau: Double) {
+        init(rate: Double, bands: [Int], sections: [[BiquadCascade.Section]], tau: Double) {
             self.rate = rate
             self.bands = bands
-            self.filters = filters
+            quads = stride(from: 0, to: sections.count, by: 4).map { QuadBandPass(Array(sections[$0..<min($0 + 4, sections.count)])) }
             rise = 1 - PureMath.exp(-1 / (tau * rate))
-            level = Array(repeating: 0, count: bands.count)
-            squares = Array(repeating: 0, count: bands.count)
         }
+        /// Band j's (of this stage) time-weighted mean square and sum of squares.
+        func level(_ j: Int) -> Double { quads[j / 4].level[j % 4] }
+        func squares(_ j: Int) -> Double { quads[j / 4].squares[j % 4] }
     }
 
     private let stages: [Stage]
     private let decimators: [HalfBandDecimator]
     /// Per stage, a buffer for its input (stage 0: the caller's) and for one band's output.
     private let inputs: [UnsafeMutablePointer<Float>]
-    private let work: UnsafeMutablePointer<Float>
     private let blockCapacity = BiquadCascade.blockCapacity
     /// dB added to each band: a microphone's response, subtracted.
     private let corrections: [Double]
@@ -59,22 +58,20 @@ public final class OctaveFilterBank {
         while !remaining.isEmpty {
             let top = stages.isEmpty
             let mine = remaining.filter { top ? layout.bands[$0].upper > 0.2 * r : layout.bands[$0].upper > 0.2 * r && layout.bands[$0].upper <= 0.4 * r }
-            let filters = mine.map { BiquadCascade(Self.bandPass(layout.bands[$0], rate: r)) }
-            stages.append(Stage(rate: r, bands: mine, filters: filters, tau: timeWeighting.seconds))
+            stages.append(Stage(rate: r, bands: mine, sections: mine.map { Self.bandPass(layout.bands[$0], rate: r) },
+                                tau: timeWeighting.seconds))
             remaining.removeAll { mine.contains($0) }
             r /= 2
         }
         self.stages = stages
         decimators = (1..<max(1, stages.count)).map { _ in HalfBandDecimator() }
         inputs = stages.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: BiquadCascade.blockCapacity) }
-        work = .allocate(capacity: BiquadCascade.blockCapacity)
         corrections = micCalibration.map { cal in layout.bands.map { -cal.response(atHz: $0.mid) } }
             ?? Array(repeating: 0, count: layout.count)
     }
 
     deinit {
         for p in inputs { p.deallocate() }
-        work.deallocate()
     }
 
     /// An 8th-order Butterworth band-pass from `band.lower` to `band.upper` for `rate`, as four
@@ -115,19 +112,7 @@ public final class OctaveFilterBank {
     private func run(stage index: Int, count m: Int) {
         let stage = stages[index]
         let x = UnsafePointer(inputs[index])
-        for (j, filter) in stage.filters.enumerated() {
-            filter.process(x, count: m, into: work)
-            var y = stage.level[j], sum = stage.squares[j]
-            let k = stage.rise
-            for i in 0..<m {
-                let v = Double(work[i])
-                let e = v * v
-                sum += e
-                y += k * (e - y)
-            }
-            stage.level[j] = y
-            stage.squares[j] = sum
-        }
+        for quad in stage.quads { quad.process(x, count: m, rise: stage.rise) }
         stage.count += m
         if index + 1 < stages.count {
             let out = decimators[index].process(x, count: m, into: inputs[index + 1])
@@ -138,7 +123,7 @@ public final class OctaveFilterBank {
     /// Each band's time-weighted level now, in dB (floored at -160), lowest band first.
     public func levels(into out: inout [Double]) {
         for stage in stages {
-            for (j, b) in stage.bands.enumerated() { out[b] = corrected(stage.level[j], b) }
+            for (j, b) in stage.bands.enumerated() { out[b] = corrected(stage.level(j), b) }
         }
     }
 
@@ -146,7 +131,7 @@ public final class OctaveFilterBank {
     public func meanLevels() -> [Double] {
         var out = Array(repeating: Decibels.floor, count: layout.count)
         for stage in stages where stage.count > 0 {
-            for (j, b) in stage.bands.enumerated() { out[b] = corrected(stage.squares[j] / Double(stage.count), b) }
+            for (j, b) in stage.bands.enumerated() { out[b] = corrected(stage.squares(j) / Double(stage.count), b) }
         }
         return out
     }
@@ -154,67 +139,6 @@ public final class OctaveFilterBank {
     private func corrected(_ power: Double, _ band: Int) -> Double {
         let db = Decibels.fromPower(power)
         return db <= Decibels.floor ? db : max(Decibels.floor, db + corrections[band])
-    }
-}
-
-/// Halves the rate: a Kaiser-windowed half-band FIR low-pass (passband to 0.2, stopband from
-/// 0.3 of the input rate at 80 dB), computed only at the kept samples.
-final class HalfBandDecimator {
-    static let taps: [Float] = {
-        // Length 4m + 3 with the centre tap 0.5: every other tap is zero (a half-band filter).
-        let n = 59, beta = 0.1102 * (80 - 8.7), mid = Double(n - 1) / 2
-        func i0(_ x: Double) -> Double {
-            var sum = 1.0, term = 1.0, k = 1.0
-            while term > 1e-12 * sum {
-                term *= (x / (2 * k)) * (x / (2 * k))
-                sum += term
-                k += 1
-            }
-            return sum
-        }
-        return (0..<n).map { i in
-            let t = Double(i) - mid
-            let sinc = t == 0 ? 0.5 : PureMath.sin(Double.pi * t / 2) / (Double.pi * t)
-            let r = t / mid
-            return Float(sinc * i0(beta * max(0, 1 - r * r).squareRoot()) / i0(beta))
-        }
-    }()
-
-    private let history: UnsafeMutablePointer<Float>
-    private var phase = 0
-    private let length = HalfBandDecimator.taps.count
-
-    init() {
-        history = .allocate(capacity: length - 1 + BiquadCascade.blockCapacity)
-        history.initialize(repeating: 0, count: length - 1 + BiquadCascade.blockCapacity)
-    }
-
-    deinit { history.deallocate() }
-
-    /// Filters `n` samples and writes every second output to `out`; returns how many.
-    func process(_ input: UnsafePointer<Float>, count n: Int, into out: UnsafeMutablePointer<Float>) -> Int {
-        let keep = length - 1
-        (history + keep).update(from: input, count: n)
-        var produced = 0
-        Self.taps.withUnsafeBufferPointer { h in
-            var i = phase
-            while i < n {
-                // Output at input index i: sum of h[k] x[i - k], x[i - k] at history[keep + i - k].
-                let base = history + i
-                var acc: Float = h[keep / 2] * base[keep / 2]
-                var k = 0
-                while k < keep / 2 {
-                    acc += h[k] * (base[keep - k] + base[k])
-                    k += 2
-                }
-                out[produced] = acc
-                produced += 1
-                i += 2
-            }
-            phase = i - n
-        }
-        history.update(from: history + n, count: keep)
-        return produced
     }
 }
 

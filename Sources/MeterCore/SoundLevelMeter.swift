@@ -13,9 +13,10 @@
 public final class SoundLevelMeter {
     public let settings: SoundLevelSettings
     public let channels: Int
-    private let weighting: [BiquadCascade]
-    /// The C weighting for the peak, when the weighting is not C itself.
-    private let peakWeighting: [BiquadCascade]?
+    /// Per channel the C weighting (for the peak, and the way to A), and with A the section
+    /// from C to A.
+    private let cWeighting: [BiquadCascade]
+    private let cToA: [BiquadCascade]?
     private let rise: Double
     private let decay: Double
     private let impulse: Bool
@@ -36,10 +37,9 @@ public final class SoundLevelMeter {
     public init(settings: SoundLevelSettings, rate: Int, channels: Int) {
         self.settings = settings
         self.channels = channels
-        let sections = settings.weighting.sections(rate: rate)
-        weighting = (0..<channels).map { _ in BiquadCascade(sections) }
-        peakWeighting = settings.weighting == .c ? nil
-            : (0..<channels).map { _ in BiquadCascade(FrequencyWeighting.c.sections(rate: rate)) }
+        let c = FrequencyWeighting.c.sections(rate: rate)
+        cWeighting = (0..<channels).map { _ in BiquadCascade(c) }
+        cToA = settings.weighting == .a ? (0..<channels).map { _ in BiquadCascade([FrequencyWeighting.cToA(rate: rate)]) } : nil
         rise = 1 - PureMath.exp(-1 / (settings.timeWeighting.seconds * Double(rate)))
         decay = PureMath.exp(-1 / (TimeWeighting.impulseDecaySeconds * Double(rate)))
         impulse = settings.timeWeighting == .impulse
@@ -67,19 +67,15 @@ public final class SoundLevelMeter {
             let m = min(n - done, scratchCapacity)
             for c in 0..<channels {
                 let input = planar + c * channelStride + done
+                cWeighting[c].process(input, count: m, into: peakScratch)
+                let p = UnsafePointer(peakScratch)
                 let w: UnsafePointer<Float>
-                if weighting[c].sections.isEmpty {
-                    w = input
-                } else {
-                    weighting[c].process(input, count: m, into: scratch)
+                switch settings.weighting {
+                case .z: w = input
+                case .c: w = p
+                case .a:
+                    cToA![c].process(p, count: m, into: scratch)
                     w = UnsafePointer(scratch)
-                }
-                let p: UnsafePointer<Float>
-                if let peakWeighting {
-                    peakWeighting[c].process(input, count: m, into: peakScratch)
-                    p = UnsafePointer(peakScratch)
-                } else {
-                    p = w
                 }
                 var pk = peak[c]
                 for i in 0..<m { pk = max(pk, abs(p[i])) }
