@@ -13,10 +13,10 @@
 public final class SoundLevelMeter {
     public let settings: SoundLevelSettings
     public let channels: Int
-    /// Per channel the C weighting (for the peak, and the way to A), and with A the section
-    /// from C to A.
-    private let cWeighting: [BiquadCascade]
-    private let cToA: [BiquadCascade]?
+    /// The C weighting's two sections (for the peak, and the way to A) and the section from C
+    /// to A; their states per pair of channels (SIMD2 lanes), six values each.
+    private let c0: BiquadCascade.Section, c1: BiquadCascade.Section, toA: BiquadCascade.Section
+    private var filterState: [SIMD2<Double>]
     private let rise: Double
     private let decay: Double
     private let impulse: Bool
@@ -30,16 +30,13 @@ public final class SoundLevelMeter {
     private var minLevel: [Double]
     private var peak: [Float]
     private var histograms: [LevelHistogram]
-    private let scratch: UnsafeMutablePointer<Float>
-    private let peakScratch: UnsafeMutablePointer<Float>
-    private let scratchCapacity = 4096
 
     public init(settings: SoundLevelSettings, rate: Int, channels: Int) {
         self.settings = settings
         self.channels = channels
         let c = FrequencyWeighting.c.sections(rate: rate)
-        cWeighting = (0..<channels).map { _ in BiquadCascade(c) }
-        cToA = settings.weighting == .a ? (0..<channels).map { _ in BiquadCascade([FrequencyWeighting.cToA(rate: rate)]) } : nil
+        (c0, c1, toA) = (c[0], c[1], FrequencyWeighting.cToA(rate: rate))
+        filterState = Array(repeating: .zero, count: 6 * ((channels + 1) / 2))
         rise = 1 - PureMath.exp(-1 / (settings.timeWeighting.seconds * Double(rate)))
         decay = PureMath.exp(-1 / (TimeWeighting.impulseDecaySeconds * Double(rate)))
         impulse = settings.timeWeighting == .impulse
@@ -51,66 +48,81 @@ public final class SoundLevelMeter {
         minLevel = Array(repeating: .infinity, count: channels)
         peak = Array(repeating: 0, count: channels)
         histograms = Array(repeating: LevelHistogram(), count: channels)
-        scratch = .allocate(capacity: scratchCapacity)
-        peakScratch = .allocate(capacity: scratchCapacity)
-    }
-
-    deinit {
-        scratch.deallocate()
-        peakScratch.deallocate()
     }
 
     /// Adds `n` frames given per channel: channel c's samples at `planar + c * channelStride`.
+    /// Channels go two at a time, side by side in SIMD2 lanes (a last odd channel fills both),
+    /// so each sample's wait on the filters' recursion serves two channels.
     public func push(_ planar: UnsafePointer<Float>, channelStride: Int, count n: Int) {
-        var done = 0
-        while done < n {
-            let m = min(n - done, scratchCapacity)
-            for c in 0..<channels {
-                let input = planar + c * channelStride + done
-                cWeighting[c].process(input, count: m, into: peakScratch)
-                let p = UnsafePointer(peakScratch)
-                let w: UnsafePointer<Float>
-                switch settings.weighting {
-                case .z: w = input
-                case .c: w = p
-                case .a:
-                    cToA![c].process(p, count: m, into: scratch)
-                    w = UnsafePointer(scratch)
-                }
-                var pk = peak[c]
-                for i in 0..<m { pk = max(pk, abs(p[i])) }
-                peak[c] = pk
-                run(c, w, m)
-            }
-            done += m
-            count += m
+        guard n > 0 else { return }
+        for c in stride(from: 0, to: channels, by: 2) {
+            let second = min(c + 1, channels - 1)
+            run(pair: c / 2, planar + c * channelStride, planar + second * channelStride, n, lanes: (c, second))
         }
+        count += n
     }
 
-    /// The time weighting over `m` weighted samples of channel `c`, with the running sums.
-    private func run(_ c: Int, _ w: UnsafePointer<Float>, _ m: Int) {
-        var y = level[c], e35 = average[c], sum = squares[c], hi = maxLevel[c], lo = minLevel[c]
-        let k = rise, d = decay
+    /// One section on one sample for both lanes (transposed direct form II).
+    @inline(__always)
+    private static func step(_ v: SIMD2<Double>, _ s: BiquadCascade.Section,
+                             _ z1: inout SIMD2<Double>, _ z2: inout SIMD2<Double>) -> SIMD2<Double> {
+        let y = s.b0 * v + z1
+        z1 = s.b1 * v - s.a1 * y + z2
+        z2 = s.b2 * v - s.a2 * y
+        return y
+    }
+
+    /// The weightings, the peak and the time weighting over `m` samples of two channels.
+    private func run(pair: Int, _ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, _ m: Int, lanes: (Int, Int)) {
+        let (l, r) = lanes
+        var y = SIMD2(level[l], level[r]), e35 = SIMD2(average[l], average[r]), sum = SIMD2(squares[l], squares[r])
+        var hi = SIMD2(maxLevel[l], maxLevel[r]), lo = SIMD2(minLevel[l], minLevel[r])
+        var pk = SIMD2(Double(peak[l]), Double(peak[r]))
+        let base = 6 * pair
+        var (a, b, c, d, e, f) = (filterState[base], filterState[base + 1], filterState[base + 2],
+                                  filterState[base + 3], filterState[base + 4], filterState[base + 5])
+        let k = rise, dk = decay, weighting = settings.weighting, impulse = self.impulse
+        let s0 = c0, s1 = c1, s2 = toA
         // Samples from `from` on come after the settling time.
         let from = max(0, min(m, settle - count))
         for i in 0..<m {
-            let x = Double(w[i])
-            let e = x * x
-            sum += e
-            if impulse {
-                e35 += k * (e - e35)
-                y = max(e35, y * d)
-            } else {
-                y += k * (e - y)
+            let x = SIMD2(Double(left[i]), Double(right[i]))
+            let cw = Self.step(Self.step(x, s0, &a, &b), s1, &c, &d)
+            pk = pointwiseMax(pk, pointwiseMax(cw, -cw))
+            let w: SIMD2<Double>
+            switch weighting {
+            case .z: w = x
+            case .c: w = cw
+            case .a: w = Self.step(cw, s2, &e, &f)
             }
-            hi = max(hi, y)
-            if i >= from { lo = min(lo, y) }
+            let sq = w * w
+            sum += sq
+            if impulse {
+                e35 += k * (sq - e35)
+                y = pointwiseMax(e35, y * dk)
+            } else {
+                y += k * (sq - y)
+            }
+            hi = pointwiseMax(hi, y)
+            if i >= from { lo = pointwiseMin(lo, y) }
         }
-        level[c] = y
-        average[c] = e35
-        squares[c] = sum
-        maxLevel[c] = hi
-        minLevel[c] = lo
+        // A decaying state would reach subnormal numbers, slow on every CPU; below 1e-30
+        // (600 dB under full scale) it is zero.
+        func flush(_ v: inout SIMD2<Double>) { v.replace(with: 0, where: (v .< 1e-30) .& (v .> -1e-30)) }
+        flush(&a); flush(&b); flush(&c); flush(&d); flush(&e); flush(&f)
+        (filterState[base], filterState[base + 1], filterState[base + 2]) = (a, b, c)
+        (filterState[base + 3], filterState[base + 4], filterState[base + 5]) = (d, e, f)
+        func store(_ lane: Int, _ ch: Int) {
+            level[ch] = y[lane]
+            average[ch] = e35[lane]
+            squares[ch] = sum[lane]
+            maxLevel[ch] = hi[lane]
+            minLevel[ch] = lo[lane]
+            peak[ch] = Float(pk[lane])
+        }
+        // Lane 1 of a last odd channel repeats lane 0: storing it first, then lane 0, is harmless.
+        store(1, r)
+        store(0, l)
     }
 
     /// A dBFS level shifted by the calibration; digital silence stays at the floor.
