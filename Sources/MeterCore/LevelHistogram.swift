@@ -19,7 +19,7 @@ public struct LevelHistogram: Sendable {
     }
 
     /// The level exceeded `percent` % of the time (the centre of the bin where the counts from
-    /// the top reach that share); nil before any level was added.
+    /// the top reach that share, the floor for the lowest bin); nil before any level was added.
     public func exceeded(percent: Double) -> Double? {
         guard total > 0 else { return nil }
         let target = percent / 100 * Double(total)
@@ -27,9 +27,10 @@ public struct LevelHistogram: Sendable {
         for i in stride(from: counts.count - 1, through: 0, by: -1) {
             above += counts[i]
             if Double(above) >= target && above > 0 {
-                return Self.lowest + (Double(i) + 0.5) * Self.binWidth
+                // The lowest bin holds the floor (digital silence): it reads the floor.
+                return i == 0 ? Self.lowest : Self.lowest + (Double(i) + 0.5) * Self.binWidth
             }
         }
-        return Self.lowest + 0.5 * Self.binWidth
+        return Self.lowest
     }
 }

@@ -184,5 +184,9 @@ import Testing
         #expect(abs(h.exceeded(percent: 10)! - -10) < 0.06)
         #expect(abs(h.exceeded(percent: 50)! - -50) < 0.06)
         #expect(abs(h.exceeded(percent: 90)! - -90) < 0.06)
+        // Digital silence reads the floor, exactly.
+        var silent = LevelHistogram()
+        for _ in 0..<10 { silent.add(Decibels.floor) }
+        #expect(silent.exceeded(percent: 50) == Decibels.floor)
     }
 }
