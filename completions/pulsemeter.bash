@@ -2,10 +2,10 @@
 # share/bash-completion/completions/pulsemeter). Every option the parser knows must be listed
 # here: Tests/PulseMeterCLITests/InstallTests checks it, command by command.
 
-_pulsemeter_commands="monitor record analyze waveform play devices help"
+_pulsemeter_commands="monitor record analyze waveform play devices calibrate help"
 
 # Options per command, and the options that take no value (the rest take one).
-_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target -h --help"
+_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal -h --help"
 _pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --force --floor --no-history --record --bitrate --bits"
 _pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect --force --floor --no-history --bitrate --bits --split --trigger --hold --pre-roll --keep"
 _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered"
@@ -13,7 +13,8 @@ _pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw --frames $_pulsemeter_ma
 _pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --normalize --bits --pixels-per-second --samples-per-pixel --split-channels --raw -r --rate -c --channels -h --help $_pulsemeter_many_opts"
 _pulsemeter_opts_play="-d --device -f --format -o --output --loudness --target -h --help"
 _pulsemeter_opts_devices="--json --sinks -h --help"
-_pulsemeter_flags="-h --help --reconnect --force --json --sinks --events --loudness -0 --null --unordered --frames --normalize --split-channels --no-history"
+_pulsemeter_opts_calibrate="-d --device -r --rate -c --channels --reference --duration -h --help"
+_pulsemeter_flags="-h --help --reconnect --force --json --sinks --events --loudness --spl -0 --null --unordered --frames --normalize --split-channels --no-history"
 
 # Audio files the decoders read (libsndfile, and ffmpeg for the rest).
 _pulsemeter_audio_ext='@(wav|WAV|flac|FLAC|ogg|OGG|oga|opus|mp3|MP3|aif|aiff|AIFF|aifc|caf|au|snd|w64|rf64|voc|m4a|M4A|aac|mp4|mkv|webm|wma|amr)'
@@ -84,6 +85,12 @@ _pulsemeter() {
         else
           COMPREPLY=($(compgen -W "16 24 32 float" -- "$cur"))
         fi ;;
+      --weighting) COMPREPLY=($(compgen -W "A C Z" -- "$cur")) ;;
+      --octaves) COMPREPLY=($(compgen -W "1 3" -- "$cur")) ;;
+      --meter) COMPREPLY=($(compgen -W "dbfs vu ppm1 ppm2 k20 k14 k12" -- "$cur")) ;;
+      --time-weighting) COMPREPLY=($(compgen -W "F S I" -- "$cur")) ;;
+      --reference) COMPREPLY=($(compgen -W "94 114" -- "$cur")) ;;
+      --mic-cal) _pulsemeter_files "" ;;
       -d|--device)
         local IFS=$'\n'
         if [ "$command" = play ]; then

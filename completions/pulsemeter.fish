@@ -2,7 +2,7 @@
 # share/fish/vendor_completions.d/pulsemeter.fish). Every option the parser knows must be
 # listed here: Tests/PulseMeterCLITests/InstallTests checks it, command by command.
 
-set -l commands monitor record analyze waveform play devices help
+set -l commands monitor record analyze waveform play devices calibrate help
 
 # True when the command is $argv (monitor: no command word, or "monitor").
 function __pulsemeter_command
@@ -47,8 +47,9 @@ complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a analyze
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a waveform -d 'summarize a file into N bars'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a play -d 'play a file, showing its waveform and progress'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a devices -d 'list capture sources (and playback sinks)'
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a calibrate -d 'measure a calibrator tone, print the --calibration value'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a help -d 'help for a command'
-complete -c pulsemeter -n '__pulsemeter_command help' -a "monitor record analyze waveform play devices"
+complete -c pulsemeter -n '__pulsemeter_command help' -a "monitor record analyze waveform play devices calibrate"
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -s V -l version -d 'show the version'
 
 # Meter options: monitor, record, analyze.
@@ -70,7 +71,15 @@ complete -c pulsemeter -n $meter -l silence-min -x -d 'silence: for at least thi
 complete -c pulsemeter -n $meter -l clip-db -x -d 'a sample this loud counts as clipped (dBFS)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l loudness -d 'EBU R128 loudness (LUFS, LRA, true peak)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l target -x -a '-23 -16 -14' -d 'loudness to aim at, -70..0 LUFS'
-complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform play devices' -s h -l help -d 'show help'
+complete -c pulsemeter -n $meter -l octaves -x -a '1 3' -d 'octave or third-octave bands (IEC 61260-1)'
+complete -c pulsemeter -n $meter -l meter -x -a 'dbfs vu ppm1 ppm2 k20 k14 k12' -d 'meter ballistics (meter_db)'
+complete -c pulsemeter -n $meter -l vu-ref -x -a '-18 -20 -14' -d 'dBFS peak level of 0 VU (implies --meter vu)'
+complete -c pulsemeter -n $meter -l spl -d 'sound level meter per IEC 61672-1'
+complete -c pulsemeter -n $meter -l weighting -x -a 'A C Z' -d 'frequency weighting (implies --spl)'
+complete -c pulsemeter -n $meter -l time-weighting -x -a 'F S I' -d 'time weighting (implies --spl)'
+complete -c pulsemeter -n $meter -l calibration -x -d 'dB SPL that reads as 0 dBFS (implies --spl)'
+complete -c pulsemeter -n $meter -l mic-cal -r -F -d 'measurement microphone calibration file (implies --spl)'
+complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform play devices calibrate' -s h -l help -d 'show help'
 
 # Live capture: monitor, record.
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -s d -l device -x -a '(__pulsemeter_devices source)' -d 'PulseAudio source'
@@ -132,3 +141,11 @@ complete -c pulsemeter -n $play -s o -l output -r -F -d 'write there instead of 
 # devices
 complete -c pulsemeter -n '__pulsemeter_command devices' -l json -d 'one JSON array'
 complete -c pulsemeter -n '__pulsemeter_command devices' -l sinks -d 'list playback sinks too'
+
+# calibrate
+set -l cal '__pulsemeter_command calibrate'
+complete -c pulsemeter -n $cal -s d -l device -x -a '(__pulsemeter_devices source)' -d 'PulseAudio source'
+complete -c pulsemeter -n $cal -s r -l rate -x -a '44100 48000 96000' -d 'capture rate'
+complete -c pulsemeter -n $cal -s c -l channels -x -a '1 2' -d 'capture channels'
+complete -c pulsemeter -n $cal -l reference -x -a '94 114' -d 'calibrator level (dB SPL)'
+complete -c pulsemeter -n $cal -l duration -x -d 'give up after this much audio (s)'

@@ -157,16 +157,28 @@ public struct AnsiMeterRenderer {
         // scroll). Channel rows first; the scale, the loudness lines, then the spectrum only
         // get what is left.
         let usable = height - 1
+        // With --meter (other than dBFS) the bars and the scale are that meter's.
+        let meter = s.meter == .dbfs ? nil : s.meter
         for c in 0..<min(channels, max(1, usable - 1)) {
             let label = Self.label(channel: c, of: channels)
             let pad = String(repeating: " ", count: max(0, labelWidth - label.count))
-            var line = label + pad + bar(db: frame.rmsDb[c], peakDb: held[c], cells: cells) + " " + Self.readout(frame.rmsDb[c])
-            if !narrow { line += " dB  pk " + Self.readout(frame.peakDb[c]) }
+            var line: String
+            if let meter, let readings = frame.meterDb {
+                line = label + pad + meterBar(readings[c], meter, cells: cells) + " " + Self.readout(readings[c])
+                if !narrow { line += " " + Self.fit(meter.unit + String(repeating: " ", count: 16), 16) }
+            } else {
+                line = label + pad + bar(db: frame.rmsDb[c], peakDb: held[c], cells: cells) + " " + Self.readout(frame.rmsDb[c])
+                if !narrow { line += " dB  pk " + Self.readout(frame.peakDb[c]) }
+            }
             line += clipLamp(channel: c, at: frame.pos, rate: s.rate) ? " " + sgr("1;41") + "CLIP" + sgr("0") : "     "
             lines.append(line)
         }
         if lines.count < usable {
-            lines.append(sgr("2") + String(repeating: " ", count: labelWidth) + scaleLine(cells: cells) + sgr("0"))
+            let scale = meter.map { meterScaleLine($0, cells: cells) } ?? scaleLine(cells: cells)
+            lines.append(sgr("2") + String(repeating: " ", count: labelWidth) + scale + sgr("0"))
+        }
+        if let correlation = frame.correlation, usable - lines.count >= 2 {
+            lines.append(correlationLine(correlation, balanceDb: frame.balanceDb ?? 0, width: w))
         }
         if let history {
             let after = (frame.loudness != nil ? 2 : 0) + (frame.bandsDb != nil ? 3 : 0)
@@ -179,6 +191,9 @@ public struct AnsiMeterRenderer {
             let both = loudnessLines(loudness, target: s.targetLufs, width: w)
             let room = usable - lines.count
             lines.append(contentsOf: room >= 2 ? both : Array(both.suffix(max(0, room))))
+        }
+        if let spl = frame.spl, let settings = s.spl, lines.count < usable {
+            lines.append(soundLevelLine(spl, settings: settings, width: w))
         }
         if let bands = frame.bandsDb, usable - lines.count >= 3 {
             let rows = min(16, usable - lines.count - 1)
@@ -319,6 +334,28 @@ public struct AnsiMeterRenderer {
         return [bar0, text]
     }
 
+    /// The sound level line: the time-weighted level per channel (e.g. LAF) and Leq since the
+    /// start, in the meter's unit (`dBFS(A)` without calibration, never passed off as SPL).
+    public func soundLevelLine(_ r: SoundLevelReading, settings: SoundLevelSettings, width w: Int) -> String {
+        let name = "L" + settings.weighting.rawValue
+        var text = name + settings.timeWeighting.rawValue
+        for v in r.splDb { text += " " + Self.readout(v, width: 0) }
+        text += "  " + name + "eq"
+        for v in r.leqDb { text += " " + Self.readout(v, width: 0) }
+        text += " " + settings.unit
+        return Self.fit(text, w)
+    }
+
+    /// A whole stream's sound levels for one channel, for the closing summaries.
+    public static func soundLevelSummary(_ s: SoundLevelSummary, channel c: Int, settings: SoundLevelSettings) -> String {
+        let w = settings.weighting.rawValue, t = settings.timeWeighting.rawValue
+        func r(_ v: Double) -> String { readout(v, width: 0) }
+        let ln = s.ln[c]
+        return "L\(w)eq \(r(s.leqDb[c]))  L\(w)\(t)max \(r(s.lmaxDb[c]))  L\(w)\(t)min \(r(s.lminDb[c]))"
+            + "  LCpeak \(r(s.lpeakDb[c]))  L\(w)E \(r(s.selDb[c]))"
+            + "  L10 \(r(ln.l10))  L50 \(r(ln.l50))  L90 \(r(ln.l90)) \(settings.unit)"
+    }
+
     /// A whole stream's loudness in one line, for the closing summaries.
     public static func loudnessSummary(_ l: LoudnessSummary) -> String {
         var s = "I \(readout(l.integrated, width: 0)) LUFS  LRA \(readout(l.range, width: 0)) LU"
@@ -359,14 +396,56 @@ public struct AnsiMeterRenderer {
         [floorDb] + [-40.0, -20, -10, -6, -3, 0].filter { $0 > floorDb + 1 }
     }
 
+    /// The correlation bar: -1 at the left, 0 in the middle, +1 at the right, the reading
+    /// marked; red left of 0 (out of phase), green right of it; then the number and the balance.
+    public func correlationLine(_ r: Double, balanceDb: Double, width w: Int) -> String {
+        var text = "corr -1 "
+        let readout = " +1 " + Self.correlationText(r) + "  bal " + (balanceDb >= 0 ? "+" : "") + Self.readout(balanceDb, width: 0) + " dB"
+        let cells = max(3, w - text.count - readout.count)
+        let mid = cells / 2
+        let mark = min(cells - 1, max(0, Int(((r + 1) / 2 * Double(cells - 1)).rounded())))
+        for i in 0..<cells {
+            if i == mark {
+                text += sgr(r < 0 ? "1;31" : "1;32") + (glyphs.peakMarker == "|" ? "|" : "┃") + sgr("0")
+            } else {
+                text += i == mid ? "+" : (glyphs.peakMarker == "|" ? "-" : "─")
+            }
+        }
+        return text + readout
+    }
+
+    /// The correlation as +0.93 / -1.00.
+    static func correlationText(_ r: Double) -> String {
+        let hundredths = Int((r * 100).rounded())
+        let a = abs(hundredths)
+        return (hundredths < 0 ? "-" : "+") + "\(a / 100)." + (a % 100 < 10 ? "0" : "") + "\(a % 100)"
+    }
+
+    /// A bar for a reading of `meter` in its unit, over its scale's range.
+    public func meterBar(_ value: Double, _ meter: MeterKind, cells: Int) -> String {
+        let s = meter.scale
+        return bar(db: floorDb + (value - s.low) / (s.high - s.low) * -floorDb, peakDb: nil, cells: cells)
+    }
+
+    /// The scale line of `meter`, in its unit.
+    public func meterScaleLine(_ meter: MeterKind, cells: Int) -> String {
+        let s = meter.scale
+        return scaleLine(cells: cells, ticks: s.ticks.map { floorDb + ($0 - s.low) / (s.high - s.low) * -floorDb },
+                         labels: s.ticks, unit: meter.unit)
+    }
+
     /// A line of dB labels under a bar of `cells` cells, each under its level's cell (the floor
     /// at the left end, 0 at the right end); a label that would touch its left neighbour is
     /// left out, except 0, which takes the place of the neighbour instead.
     public func scaleLine(cells: Int) -> String {
-        let ticks = scaleTicks
+        scaleLine(cells: cells, ticks: scaleTicks, labels: scaleTicks, unit: "dB")
+    }
+
+    /// The scale line with `labels` placed at `ticks` (positions in dB on the bar), then `unit`.
+    func scaleLine(cells: Int, ticks: [Double], labels: [Double], unit: String) -> String {
         var placed: [(start: Int, text: [Character])] = []
         for (i, db) in ticks.enumerated() {
-            let text = Array(Self.tickText(db))
+            let text = Array(Self.tickText(labels[i]))
             let last = i == ticks.count - 1
             var start = Int(((db - floorDb) / -floorDb * Double(cells)).rounded()) - text.count / 2
             if i == 0 { start = 0 }
@@ -385,7 +464,7 @@ public struct AnsiMeterRenderer {
         }
         var s = String(line)
         while s.hasSuffix(" ") { s.removeLast() }
-        return s + " dB"
+        return s + " " + unit
     }
 
     private static func tickText(_ db: Double) -> String { String(Int(db.rounded())) }

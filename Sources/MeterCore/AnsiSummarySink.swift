@@ -60,6 +60,12 @@ public final class AnsiSummarySink: FrameSink {
             out += "silence   \(AnsiMeterRenderer.readout(seconds, width: 0)) s in \(count) silence\(count == 1 ? "" : "s")"
             out += " (below \(AnsiMeterRenderer.readout(s.events?.silenceDb ?? -60, width: 0)) dB)\n"
         }
+        if let spl = summary.spl, let settings = s.spl {
+            for c in 0..<s.channels {
+                out += pad(AnsiMeterRenderer.label(channel: c, of: s.channels), 3)
+                    + AnsiMeterRenderer.soundLevelSummary(spl, channel: c, settings: settings) + "\n"
+            }
+        }
         if let edges = info.bandsHz, let bands = summary.bandsDb, !edges.isEmpty {
             out += "\nspectrum (mean band level over the stream)\n"
             let cellsB = max(4, min(60, width - 30))

@@ -6,7 +6,8 @@ public final class DeferredBands {
     private let analyzer: SpectrumAnalyzer
 
     public init(settings: MeterSettings, transform: any PowerSpectrumTransform) throws(SettingError) {
-        analyzer = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform)
+        analyzer = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform,
+                                    micCalibration: settings.spl?.micCalibration)
     }
 
     public func complete(_ frame: inout MeterFrame) {

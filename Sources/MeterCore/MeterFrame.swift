@@ -17,6 +17,14 @@ public struct MeterFrame: Sendable, Equatable {
     public var events: [MeterEvent] = []
     /// With --loudness: momentary, short-term and integrated loudness at `pos`.
     public var loudness: LoudnessReading?
+    /// With the sound level meter: the time-weighted level and Leq per channel.
+    public var spl: SoundLevelReading?
+    /// With a meter kind: its reading per channel, in its unit (`meter_db`).
+    public var meterDb: [Double]?
+    /// With two or more channels: the correlation of the first two over the window (-1..+1),
+    /// and the right channel's RMS level minus the left's.
+    public var correlation: Double?
+    public var balanceDb: Double?
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
                 clipSamples: [Int]? = nil) {
@@ -37,6 +45,8 @@ public struct StreamInfo: Sendable, Equatable {
     public var bandsHz: [(Double, Double)]?
     /// True for live capture (frames carry `ts`).
     public var live: Bool
+    /// With fractional-octave bands: each band's edges and midband (`bandsHz` holds the edges).
+    public var octaveBands: [OctaveBands.Band]?
 
     public init(source: String, settings: MeterSettings, bandsHz: [(Double, Double)]? = nil, live: Bool = false) {
         self.source = source
@@ -46,7 +56,7 @@ public struct StreamInfo: Sendable, Equatable {
     }
 
     public static func == (a: StreamInfo, b: StreamInfo) -> Bool {
-        a.source == b.source && a.settings == b.settings && a.live == b.live
+        a.source == b.source && a.settings == b.settings && a.live == b.live && a.octaveBands == b.octaveBands
             && (a.bandsHz ?? []).elementsEqual(b.bandsHz ?? [], by: { $0 == $1 })
     }
 }
@@ -60,6 +70,8 @@ public struct StreamSummary: Sendable, Equatable {
     public var dropped: Int
     /// With --loudness: the whole stream's loudness.
     public var loudness: LoudnessSummary?
+    /// With the sound level meter: Leq, Lmax, Lmin, LCpeak, SEL and percentiles per channel.
+    public var spl: SoundLevelSummary?
     /// Set when recording.
     public var recordedFrames: Int?
     public var file: String?
@@ -69,7 +81,8 @@ public struct StreamSummary: Sendable, Equatable {
     public var silenceSeconds: Double?
     /// With `--events`: how many silences there were.
     public var silences: Int?
-    /// With bands: each band's mean power over the stream's frames, in dB.
+    /// With bands (FFT or fractional-octave): each band's mean power over the stream's
+    /// frames, in dB.
     public var bandsDb: [Double]?
     /// Whether the input was read to its end (files and stdin: false when a stop signal cut
     /// the run short); nil for live runs, which have no end to reach.

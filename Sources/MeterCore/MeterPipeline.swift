@@ -12,6 +12,10 @@ public final class MeterPipeline {
 
     private let channels: Int
     private var meters: [RollingSquareSum]
+    /// With two or more channels: the rolling squares of L + R and L - R over the window, for
+    /// the correlation (sum of L R = (sum (L+R)^2 - sum (L-R)^2) / 4, exactly as the levels).
+    private let stereo: (sum: RollingSquareSum, difference: RollingSquareSum)?
+    private let stereoScratch: UnsafeMutablePointer<Float>
     private var hopFill = 0
     /// True once the current hop holds at least one processed (not skipped) frame.
     private var hopSampled = false
@@ -27,6 +31,12 @@ public final class MeterPipeline {
     private let spectrum: SpectrumAnalyzer?
     /// With --loudness: momentary/short-term/integrated per frame, range and true peak too.
     private let loudness: LoudnessMeter?
+    /// With the sound level meter: weighted levels per frame, Leq and the rest at the end.
+    private let soundLevel: SoundLevelMeter?
+    /// With octave bands: the filter bank over the mono mix (instead of the FFT spectrum).
+    private let octaveBank: OctaveFilterBank?
+    /// With a meter kind: the needle's ballistics.
+    private let ballistics: MeterBallistics?
     private let mono: UnsafeMutablePointer<Float>
     /// One block of input split into channels (channel c at c * monoCapacity).
     private let planar: UnsafeMutablePointer<Float>
@@ -50,6 +60,10 @@ public final class MeterPipeline {
         var meters: [RollingSquareSum] = []
         for _ in 0..<settings.channels { meters.append(RollingSquareSum(window: settings.window, hop: settings.hop)) }
         self.meters = meters
+        stereo = settings.channels >= 2
+            ? (RollingSquareSum(window: settings.window, hop: settings.hop), RollingSquareSum(window: settings.window, hop: settings.hop))
+            : nil
+        stereoScratch = .allocate(capacity: 2 * monoCapacity)
         hopPeak = Array(repeating: 0, count: channels)
         hopClips = Array(repeating: 0, count: channels)
         clipAmplitude = settings.events?.clipAmplitude ?? EventSettings.railAmplitude
@@ -61,27 +75,43 @@ public final class MeterPipeline {
             guard let transform, transform.size == settings.fftSize else {
                 preconditionFailure("bands need a transform of size fftSize")
             }
-            spectrum = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform)
+            spectrum = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform,
+                                        micCalibration: settings.spl?.micCalibration)
         } else {
             spectrum = nil
         }
         loudness = settings.loudness
             ? LoudnessMeter(rate: settings.rate, channels: settings.channels, hop: settings.hop) : nil
+        soundLevel = settings.spl.map { SoundLevelMeter(settings: $0, rate: settings.rate, channels: settings.channels) }
+        octaveBank = settings.octaves > 0
+            ? OctaveFilterBank(fraction: settings.octaves, rate: settings.rate,
+                               timeWeighting: settings.spl?.timeWeighting ?? .fast, micCalibration: settings.spl?.micCalibration)
+            : nil
+        ballistics = settings.meter.map {
+            MeterBallistics(kind: $0, rate: settings.rate, channels: settings.channels, vuReference: settings.vuReference)
+        }
         mono = .allocate(capacity: monoCapacity)
         planar = .allocate(capacity: monoCapacity * settings.channels)
         frame = MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: channels),
                            peakDb: Array(repeating: Decibels.floor, count: channels),
-                           bandsDb: settings.bands > 0 ? Array(repeating: Decibels.floor, count: settings.bands) : nil)
+                           bandsDb: settings.bands > 0 ? Array(repeating: Decibels.floor, count: settings.bands)
+                               : octaveBank.map { Array(repeating: Decibels.floor, count: $0.layout.count) })
     }
 
     deinit {
+        stereoScratch.deallocate()
         mono.deallocate()
         planar.deallocate()
     }
 
     /// The `start` line's description of this stream.
     public func streamInfo(source: String, live: Bool = false) -> StreamInfo {
-        StreamInfo(source: source, settings: settings, bandsHz: spectrum?.layout.edgesHz, live: live)
+        var info = StreamInfo(source: source, settings: settings, bandsHz: spectrum?.layout.edgesHz, live: live)
+        if let octaveBank {
+            info.octaveBands = octaveBank.layout.bands
+            info.bandsHz = octaveBank.layout.bands.map { ($0.lower, $0.upper) }
+        }
+        return info
     }
 
     /// Feeds `frames` interleaved frames; calls `emit` for every completed hop.
@@ -98,8 +128,15 @@ public final class MeterPipeline {
                 // Counting costs a pass only over blocks whose peak reached the clip level.
                 if p >= clipAmplitude { hopClips[c] += countClipped(channelData + c * monoCapacity, n) }
             }
-            if let spectrum { pushMono(channelData, frames: n, into: spectrum) }
+            if spectrum != nil || octaveBank != nil {
+                let m = monoMix(channelData, frames: n)
+                spectrum?.push(m, count: n)
+                octaveBank?.push(m, count: n)
+            }
             loudness?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
+            soundLevel?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
+            if let stereo { pushStereo(channelData, frames: n, into: stereo) }
+            ballistics?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             done += n
             hopFill += n
             pos += n
@@ -116,19 +153,19 @@ public final class MeterPipeline {
         dropped += frames
         let toBoundary = hop - hopFill
         if frames >= toBoundary {
-            for m in meters { m.skip(toBoundary) }
+            for m in meters + stereoSums { m.skip(toBoundary) }
             pos += toBoundary
             if hopSampled {
                 hopFill = hop
                 try emitFrame(emit)
             }
             let rest = frames - toBoundary
-            for m in meters { m.skip(rest) }
+            for m in meters + stereoSums { m.skip(rest) }
             pos += rest
             hopFill = rest % hop
             hopStart = pos - hopFill
         } else {
-            for m in meters { m.skip(frames) }
+            for m in meters + stereoSums { m.skip(frames) }
             pos += frames
             hopFill += frames
         }
@@ -137,7 +174,7 @@ public final class MeterPipeline {
     /// Announces where the stream will end (a file's declared length), before any sample, so
     /// that the last partial hop's window is exact like every other (see `RollingSquareSum`).
     public func expectEnd(at frames: Int) {
-        for m in meters { m.expectRead(at: frames) }
+        for m in meters + stereoSums { m.expectRead(at: frames) }
     }
 
     /// Emits the last partial hop, if any of it was processed; a silence still going on ends
@@ -166,7 +203,24 @@ public final class MeterPipeline {
         // Deferred bands: the `DeferredBands` that computed them adds their mean.
         if let spectrum, !deferBands { s.bandsDb = spectrum.meanBandsDb }
         s.loudness = loudness?.summary(target: settings.targetLufs)
+        s.spl = soundLevel?.summary(rate: settings.rate)
+        if let octaveBank { s.bandsDb = octaveBank.meanLevels() }
         return s
+    }
+
+    private var stereoSums: [RollingSquareSum] { stereo.map { [$0.sum, $0.difference] } ?? [] }
+
+    /// L + R and L - R of the first two channels into the stereo sums.
+    private func pushStereo(_ channelData: UnsafePointer<Float>, frames n: Int,
+                            into stereo: (sum: RollingSquareSum, difference: RollingSquareSum)) {
+        let l = channelData, r = channelData + monoCapacity
+        let s = stereoScratch, d = stereoScratch + monoCapacity
+        for i in 0..<n {
+            s[i] = l[i] + r[i]
+            d[i] = l[i] - r[i]
+        }
+        _ = stereo.sum.push(s, stride: 1, count: n)
+        _ = stereo.difference.push(d, stride: 1, count: n)
     }
 
     /// Samples among `n` whose magnitude reaches the clip level.
@@ -195,12 +249,9 @@ public final class MeterPipeline {
         return UnsafePointer(planar)
     }
 
-    /// The mono mix (mean of the channels) into the spectrum's history.
-    private func pushMono(_ channelData: UnsafePointer<Float>, frames n: Int, into spectrum: SpectrumAnalyzer) {
-        if channels == 1 {
-            spectrum.push(channelData, count: n)
-            return
-        }
+    /// The mono mix (mean of the channels), for the spectrum and the octave bands.
+    private func monoMix(_ channelData: UnsafePointer<Float>, frames n: Int) -> UnsafePointer<Float> {
+        if channels == 1 { return channelData }
         mono.update(from: channelData, count: n)
         for c in 1..<channels {
             let src = channelData + c * monoCapacity
@@ -208,7 +259,7 @@ public final class MeterPipeline {
         }
         let inv = 1 / Float(channels)
         for i in 0..<n { mono[i] *= inv }
-        spectrum.push(mono, count: n)
+        return UnsafePointer(mono)
     }
 
     private func emitFrame(_ emit: (MeterFrame) throws -> Void) rethrows {
@@ -222,6 +273,13 @@ public final class MeterPipeline {
             hopPeak[c] = 0
             frame.clipSamples[c] = hopClips[c]
             hopClips[c] = 0
+        }
+        if let stereo {
+            // Over the window: sum L R / sqrt(sum L^2 sum R^2); 0 when either side is silent.
+            let ll = meters[0].windowSum(), rr = meters[1].windowSum()
+            let lr = (stereo.sum.windowSum() - stereo.difference.windowSum()) / 4
+            frame.correlation = ll > 0 && rr > 0 ? max(-1, min(1, lr / (ll * rr).squareRoot())) : 0
+            frame.balanceDb = frame.rmsDb[1] - frame.rmsDb[0]
         }
         if events != nil {
             var list = frame.events
@@ -238,6 +296,13 @@ public final class MeterPipeline {
                 reading.rangeSettled = loudness.rangeSettled
             }
             frame.loudness = reading
+        }
+        if let soundLevel { frame.spl = soundLevel.reading() }
+        if let octaveBank { octaveBank.levels(into: &frame.bandsDb!) }
+        if let ballistics {
+            var readings = frame.meterDb ?? Array(repeating: Decibels.floor, count: channels)
+            ballistics.readings(rmsDb: frame.rmsDb, into: &readings)
+            frame.meterDb = readings
         }
         if let spectrum {
             if deferBands {

@@ -19,10 +19,19 @@ public struct MeterSettings: Sendable, Equatable {
     public var loudness: Bool
     /// A loudness to aim at, in LUFS (the end line's gain_db, the meter's marker).
     public var targetLufs: Double?
+    /// The sound level meter (`--spl`); nil turns it off.
+    public var spl: SoundLevelSettings?
+    /// Fractional-octave bands (1 or 3 a octave) instead of FFT bands; 0 turns them off.
+    public var octaves: Int = 0
+    /// The meter's ballistics (`meter_db`); nil: no meter_db.
+    public var meter: MeterKind?
+    /// 0 VU: the peak level in dBFS of the alignment sine.
+    public var vuReference: Double = -18
 
     public init(rate: Int = 48000, channels: Int = 2, fps: Double = 30, windowMs: Double = 50,
                 bands: Int = 0, fftSize: Int = 2048, fmin: Double = 50, fmax: Double? = nil,
-                events: EventSettings? = nil, loudness: Bool = false, targetLufs: Double? = nil) {
+                events: EventSettings? = nil, loudness: Bool = false, targetLufs: Double? = nil,
+                spl: SoundLevelSettings? = nil) {
         self.rate = rate
         self.channels = channels
         self.fps = fps
@@ -34,6 +43,7 @@ public struct MeterSettings: Sendable, Equatable {
         self.events = events
         self.loudness = loudness || targetLufs != nil
         self.targetLufs = targetLufs
+        self.spl = spl
     }
 
     public static let maxChannels = 32
@@ -63,6 +73,10 @@ public struct MeterSettings: Sendable, Equatable {
         case .fmax: return .frequencyAbove(above: fmin, atMost: nyquist)
         case .target: return .range(-70, 0)
         case .loudnessRate: return .range(Double(Self.minLoudnessRate), Double(Self.maxRate))
+        case .splRate: return .range(Double(SoundLevelSettings.minRate), Double(Self.maxRate))
+        case .calibration: return .range(0, 250)
+        case .octaves: return bands > 0 ? .notWithBands : .oneOf([1, 3])
+        case .vuReference: return .range(-60, 0)
         }
     }
 
@@ -80,6 +94,8 @@ public struct MeterSettings: Sendable, Equatable {
             case .frequencyBelow(let lo, let below): ok = value >= lo && value < below
             case .frequencyAbove(let above, let atMost): ok = value > above && value <= atMost
             case .bandsWithinBins(let bins, _): ok = value <= Double(bins)
+            case .oneOf(let values): ok = values.contains(value)
+            case .notWithBands: ok = false
             }
             guard ok, value.isFinite else { throw SettingError(setting, value: value, allowed: allowed) }
         }
@@ -92,6 +108,12 @@ public struct MeterSettings: Sendable, Equatable {
         try check(.fftSize, Double(fftSize))
         if let targetLufs { try check(.target, targetLufs) }
         if loudness { try check(.loudnessRate, Double(rate)) }
+        if octaves != 0 { try check(.octaves, Double(octaves)) }
+        try check(.vuReference, vuReference)
+        if let spl {
+            try check(.splRate, Double(rate))
+            if let cal = spl.calibrationDb { try check(.calibration, cal) }
+        }
         guard bands > 0 else { return }
         try check(.fmin, fmin)
         try check(.fmax, effectiveFmax)

@@ -24,7 +24,21 @@ public struct NDJSONEncoder {
         line.field("hop", s.hop)
         line.field("window", s.window)
         if s.loudness { line.field("loudness", true) }
-        if let bands = info.bandsHz {
+        if let spl = s.spl { soundLevelStart(spl) }
+        if let meter = s.meter {
+            line.field("meter", meter.rawValue)
+            if meter == .vu { line.field("vu_ref", s.vuReference, decimals: 2) }
+        }
+        if let octave = info.octaveBands {
+            line.field("octaves", s.octaves)
+            line.key("bands_hz")
+            line.byte(UInt8(ascii: "["))
+            for (i, b) in octave.enumerated() {
+                if i > 0 { line.byte(UInt8(ascii: ",")) }
+                line.numbers([b.lower, b.mid, b.upper], decimals: 3)
+            }
+            line.byte(UInt8(ascii: "]"))
+        } else if let bands = info.bandsHz {
             line.field("fft_size", s.fftSize)
             line.key("bands_hz")
             line.byte(UInt8(ascii: "["))
@@ -59,6 +73,13 @@ public struct NDJSONEncoder {
             line.field("lufs_s", l.shortTerm, decimals: 2)
             line.field("lufs_i", l.integrated, decimals: 2)
             if let r = l.range { line.field("lra", r, decimals: 2) }
+        }
+        if let m = f.meterDb { line.field("meter_db", m, decimals: 2) }
+        if let c = f.correlation { line.field("correlation", c, decimals: 3) }
+        if let b = f.balanceDb { line.field("balance_db", b, decimals: 2) }
+        if let spl = f.spl {
+            line.field("spl_db", spl.splDb, decimals: 2)
+            line.field("leq_db", spl.leqDb, decimals: 2)
         }
         return finish()
     }
@@ -120,11 +141,41 @@ public struct NDJSONEncoder {
                 line.field("gain_db", g, decimals: 2)
             }
         }
+        if let spl = s.spl { soundLevelEnd(spl) }
         if let r = s.recordedFrames { line.field("recorded_frames", r) }
         if let file = s.file { line.field("file", file) }
         if let clipped = s.clippedSamples { line.field("clipped_samples", clipped) }
         if let silence = s.silenceSeconds { line.field("silence_seconds", silence, decimals: 5) }
         return finish()
+    }
+
+    /// The sound level meter's settings on the start line: weightings, calibration, unit.
+    private mutating func soundLevelStart(_ spl: SoundLevelSettings) {
+        line.field("spl", true)
+        line.field("weighting", spl.weighting.rawValue)
+        line.field("time_weighting", spl.timeWeighting.rawValue)
+        if let cal = spl.calibrationDb { line.field("calibration", cal, decimals: 2) }
+        line.field("spl_unit", spl.unit)
+    }
+
+    /// The end line's sound levels; `ln_db` holds one {"L10","L50","L90"} object per channel.
+    private mutating func soundLevelEnd(_ spl: SoundLevelSummary) {
+        line.field("leq_db", spl.leqDb, decimals: 2)
+        line.field("lmax_db", spl.lmaxDb, decimals: 2)
+        line.field("lmin_db", spl.lminDb, decimals: 2)
+        line.field("lpeak_db", spl.lpeakDb, decimals: 2)
+        line.field("sel_db", spl.selDb, decimals: 2)
+        line.key("ln_db")
+        line.byte(UInt8(ascii: "["))
+        for (i, p) in spl.ln.enumerated() {
+            if i > 0 { line.byte(UInt8(ascii: ",")) }
+            line.byte(UInt8(ascii: "{"))
+            line.field("L10", p.l10, decimals: 2)
+            line.field("L50", p.l50, decimals: 2)
+            line.field("L90", p.l90, decimals: 2)
+            line.byte(UInt8(ascii: "}"))
+        }
+        line.byte(UInt8(ascii: "]"))
     }
 
     private mutating func begin(_ type: StaticString) {

@@ -8,6 +8,14 @@ public struct SettingError: Error, Equatable, Sendable {
         case target
         /// The sample rate, as loudness measurement needs it.
         case loudnessRate
+        /// The sample rate, as the sound level meter's weightings need it.
+        case splRate
+        /// The dB SPL that reads as 0 dBFS.
+        case calibration
+        /// Bands per octave of the fractional-octave filter bank.
+        case octaves
+        /// The level of 0 VU.
+        case vuReference
     }
 
     /// What values the setting takes (given the others).
@@ -24,6 +32,10 @@ public struct SettingError: Error, Equatable, Sendable {
         case frequencyAbove(above: Double, atMost: Double)
         /// At most `bins` bands: the FFT bins between fmin and fmax at this FFT size.
         case bandsWithinBins(bins: Int, fftSize: Int)
+        /// One of these values.
+        case oneOf([Double])
+        /// Not together with FFT bands (it replaces them).
+        case notWithBands
     }
 
     public let setting: Setting

@@ -17,8 +17,11 @@ public final class SpectrumAnalyzer {
     /// Per band, the sum of its power over every computed frame (for the stream's mean).
     private var powerTotals: [Double]
     private var levelsComputed = 0
+    /// With a microphone calibration: dB added to each band (its response, subtracted).
+    private let corrections: [Double]?
 
-    public init(layout: BandLayout, transform: any PowerSpectrumTransform) {
+    public init(layout: BandLayout, transform: any PowerSpectrumTransform, micCalibration: MicCalibration? = nil) {
+        corrections = micCalibration.map { $0.bandCorrections(layout.edgesHz) }
         let n = transform.size
         self.layout = layout
         self.fftSize = n
@@ -100,12 +103,23 @@ public final class SpectrumAnalyzer {
             powerTotals[b] += power
             bandsDb[b] = Decibels.fromPower(power)
         }
+        if let corrections {
+            for b in 0..<layout.count where bandsDb[b] > Decibels.floor {
+                bandsDb[b] = max(Decibels.floor, bandsDb[b] + corrections[b])
+            }
+        }
         levelsComputed += 1
     }
 
     /// Each band's mean power over every frame computed so far, in dB (the whole stream's
-    /// spectrum of the `end` line); the floor when no frame was computed.
+    /// spectrum of the `end` line), with the microphone's correction as each frame has it;
+    /// the floor when no frame was computed.
     public var meanBandsDb: [Double] {
-        powerTotals.map { levelsComputed > 0 ? Decibels.fromPower($0 / Double(levelsComputed)) : Decibels.floor }
+        powerTotals.enumerated().map { b, total in
+            guard levelsComputed > 0 else { return Decibels.floor }
+            let db = Decibels.fromPower(total / Double(levelsComputed))
+            guard let corrections, db > Decibels.floor else { return db }
+            return max(Decibels.floor, db + corrections[b])
+        }
     }
 }

@@ -32,4 +32,6 @@ public enum InputError: Error, Equatable, Sendable {
     /// written.
     case spoolCannotCreate(directory: String, reason: String)
     case spoolWrite(name: String, directory: String, reason: String)
+    /// A small file (a microphone calibration) larger than such a file can be.
+    case tooLarge(FilePath, limit: Int)
 }

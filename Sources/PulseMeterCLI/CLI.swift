@@ -7,7 +7,7 @@ public enum CLI {
     public static let version = "0.1.0"
 
     /// The commands, in the order help lists them (`monitor` is the default).
-    public static let commands = ["monitor", "record", "analyze", "waveform", "play", "devices"]
+    public static let commands = ["monitor", "record", "analyze", "waveform", "play", "devices", "calibrate"]
 
     /// Runs the tool and exits the process.
     public static func main() -> Never {

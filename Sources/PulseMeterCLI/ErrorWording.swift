@@ -32,6 +32,10 @@ enum ErrorWording {
         case .fmax: "--fmax"
         case .target: "--target"
         case .loudnessRate: "--loudness"
+        case .splRate: "--spl"
+        case .calibration: "--calibration"
+        case .octaves: "--octaves"
+        case .vuReference: "--vu-ref"
         }
     }
 
@@ -41,6 +45,9 @@ enum ErrorWording {
         let value = (raw.map { $0.isEmpty ? "''" : SafeText.terminal($0) } ?? number(e.value)) + (isDefault ? " (the default)" : "")
         if e.setting == .loudnessRate, case .range(let lo, _) = e.allowed {
             return PulsemeterError(.usage, "--loudness cannot measure a rate of \(value) Hz: it needs at least \(number(lo)) Hz")
+        }
+        if e.setting == .splRate, case .range(let lo, _) = e.allowed {
+            return PulsemeterError(.usage, "--spl cannot measure a rate of \(value) Hz: its frequency weightings need at least \(number(lo)) Hz")
         }
         let allowed: String
         switch (e.setting, e.allowed) {
@@ -53,6 +60,8 @@ enum ErrorWording {
             case .fps: allowed = "use a number of frames per second from \(number(lo)) up to the sample rate (\(number(hi)))"
             case .bands: allowed = "use \(number(lo)) (off) to \(number(hi)) bands"
             case .target: allowed = "use a loudness from \(number(lo)) to \(number(hi)) LUFS (e.g. -23 broadcast, -16 podcasts, -14 streaming)"
+            case .vuReference: allowed = "use the dBFS peak level of the sine that reads 0 VU, from \(number(lo)) to \(number(hi)) (-18 EBU, -20 SMPTE)"
+            case .calibration: allowed = "use the dB SPL that reads as 0 dBFS, from \(number(lo)) to \(number(hi)) (pulsemeter calibrate measures it)"
             default: allowed = "use a number from \(number(lo)) to \(number(hi))"
             }
         case (.window, .positiveUpTo(let hi)):
@@ -67,6 +76,10 @@ enum ErrorWording {
             allowed = "use a frequency above --fmin (\(number(fmin)) Hz) and at most Nyquist (\(number(nyquist)) Hz)"
         case (_, .bandsWithinBins(let bins, _)):
             allowed = "use at most \(bins)"
+        case (_, .oneOf(let values)):
+            allowed = "use " + values.map(number).joined(separator: " or ")
+        case (_, .notWithBands):
+            allowed = "octave bands replace the FFT bands; drop --bands"
         }
         return PulsemeterError(.usage, "\(option(e.setting)) \(value) is not allowed: \(allowed)")
     }
@@ -151,6 +164,8 @@ enum ErrorWording {
             return PulsemeterError(.cannotCreate, "cannot create a temporary file in \(directory) to hold stdin: \(reason); set TMPDIR to a writable directory")
         case .spoolWrite(let name, let directory, let reason):
             return PulsemeterError(.io, "cannot hold \(name) in a temporary file in \(directory): \(reason)")
+        case .tooLarge(let path, let limit):
+            return PulsemeterError(.notDecodable, "\(path) is over \(limit >> 20) MiB: not a microphone calibration file")
         }
     }
 
@@ -222,6 +237,11 @@ enum ErrorWording {
             message = "--bits \(format.bitsName) is not allowed for a .\(ext) file: it cannot hold \(what) samples bit for bit; record one of \(list(holding)), or drop --bits"
         }
         return PulsemeterError(.usage, message)
+    }
+
+    /// A microphone calibration file that does not read: exit 65, naming the line.
+    static func micCalibration(_ e: MicCalibration.ParseError, path: FilePath) -> PulsemeterError {
+        PulsemeterError(.notDecodable, "\(path) line \(e.line): \(e.reason); a calibration file holds an optional \"Sens Factor =XdB\" line, then rows of frequency (Hz) and dB")
     }
 
     /// A number as a user would type it: integers without ".0".

@@ -16,6 +16,7 @@ enum Help {
           --silence-db DB    silence: every channel's RMS below this      [-60]
           --silence-min SEC  ... for at least this long                   [2]
           --clip-db DB       a sample this loud counts as clipped   [the 16-bit rail]
+    \(soundLevelOptions)
     \(loudnessOptions)
     """
 
@@ -25,6 +26,18 @@ enum Help {
           --target LUFS      a loudness to aim at, -70..0 (implies --loudness): the end line
                              adds target_lufs and gain_db, the meter marks it
 
+    """
+
+    static let soundLevelOptions = """
+          --meter KIND       meter_db and the bars: dbfs, vu, ppm1, ppm2, k20, k14 or k12
+          --vu-ref DB        the dBFS peak level of 0 VU (implies --meter vu)   [-18]
+          --octaves 1|3      octave or third-octave bands (IEC 61260-1) instead of --bands
+          --spl              sound level meter (IEC 61672-1): spl_db, leq_db per frame; leq_db,
+                             lmax_db, lmin_db, lpeak_db, sel_db, ln_db in the end line
+          --weighting W      frequency weighting A, C or Z (implies --spl)  [A]
+          --time-weighting T F (125 ms), S (1 s) or I (impulse) (implies --spl)  [F]
+          --calibration DB   the dB SPL that reads as 0 dBFS; without it levels are dBFS(A)
+      --mic-cal FILE     a microphone calibration file (Sens Factor, frequency dB rows)
     """
 
     static let main = """
@@ -37,6 +50,7 @@ enum Help {
       pulsemeter waveform FILE [OPTIONS]    summarize a file into N bars (a voice-message waveform)
       pulsemeter play FILE [-d SINK]        play a file, showing its waveform and progress
       pulsemeter devices [--json]           list capture sources (and with --sinks, playback sinks)
+      pulsemeter calibrate -d SOURCE        measure a calibrator's 1 kHz tone, print the --calibration value
       pulsemeter --help | --version         also pulsemeter COMMAND --help
 
     Levels: rms_db = 10*log10(mean(x^2)) over the window (a full-scale sine reads -3.01),
@@ -61,6 +75,24 @@ enum Help {
     """
 
     static let command: [String: String] = [
+        "calibrate": """
+        usage: pulsemeter calibrate -d SOURCE [--reference DB] [-r HZ] [-c N] [--duration SEC]
+
+        Measures a sound level calibrator's 1 kHz tone on a live source for the sound level
+        meter (--spl): once the A-weighted level has held steady to 0.1 dB for 3 s, prints
+        --calibration VALUE on stdout (the dB SPL that reads as 0 dBFS), so that
+        pulsemeter --spl $(pulsemeter calibrate -d SOURCE) reads the calibrator's level.
+        Gives up after --duration seconds (exit 65), saying why: no tone, not steady, not 1 kHz.
+
+        options:
+          -d, --device NAME      the source the measurement microphone is on   [server default]
+              --reference DB     the calibrator's level in dB SPL, 40..170          [94]
+          -r, --rate HZ          capture rate                                 [the source's own]
+          -c, --channels N       capture channels (the loudest one is measured) [the source's own]
+              --duration SEC     give up after this much audio                      [20]
+          -h, --help             this help
+
+        """,
         "analyze": """
         usage: pulsemeter analyze FILE [OPTIONS]
                pulsemeter analyze FILE FILE... | --files-from LIST [OPTIONS]

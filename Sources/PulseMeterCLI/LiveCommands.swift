@@ -16,6 +16,7 @@ enum LiveCommands {
             return [OptionSpec("--json", value: false), OptionSpec("--sinks", value: false),
                     OptionSpec("-h", "--help", value: false)]
         case "play": return PlayCommand.specs
+        case "calibrate": return CalibrateCommand.specs
         default: return nil
         }
     }
@@ -24,6 +25,7 @@ enum LiveCommands {
         switch command {
         case "devices": return try devices(a)
         case "play": return try PlayCommand.run(a)
+        case "calibrate": return try CalibrateCommand.run(a)
         case "record":
             _ = try a.requirePositionals(["FILE"])
             return try meter(a, record: a.positionalPaths[0])

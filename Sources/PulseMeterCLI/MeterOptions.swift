@@ -1,4 +1,5 @@
 import MeterCore
+import MeterIO
 
 /// The options shared by monitor, record and analyze, and how they become `MeterSettings`.
 enum MeterOptions {
@@ -8,9 +9,43 @@ enum MeterOptions {
         OptionSpec("--fmin"), OptionSpec("--fmax"), OptionSpec("-f", "--format"),
         OptionSpec("-o", "--output"), OptionSpec("--duration"),
         OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
-        OptionSpec("--clip-db"),
+        OptionSpec("--clip-db"), OptionSpec("--octaves"), OptionSpec("--meter"), OptionSpec("--vu-ref"),
         OptionSpec("-h", "--help", value: false),
-    ] + loudnessSpecs
+    ] + loudnessSpecs + soundLevelSpecs
+
+    /// The sound level meter's options.
+    static let soundLevelSpecs: [OptionSpec] = [
+        OptionSpec("--spl", value: false), OptionSpec("--weighting"), OptionSpec("--time-weighting"),
+        OptionSpec("--calibration"), OptionSpec("--mic-cal"),
+    ]
+
+    /// --spl and its settings, each of which implies it; the rule for the calibration is
+    /// `MeterSettings.validate()`'s.
+    static func readSoundLevel(_ a: ParsedArguments, into s: inout MeterSettings) throws(PulsemeterError) {
+        guard a.flag("spl") || soundLevelSpecs.dropFirst().contains(where: { a.has($0.key) }) else { return }
+        var spl = SoundLevelSettings()
+        if let w = try a.choice("weighting", FrequencyWeighting.allCases.map(\.rawValue)) {
+            spl.weighting = FrequencyWeighting(rawValue: w)!
+        }
+        if let t = try a.choice("time-weighting", TimeWeighting.allCases.map(\.rawValue)) {
+            spl.timeWeighting = TimeWeighting(rawValue: t)!
+        }
+        spl.calibrationDb = try value(a, .calibration, s, as: Double.self)
+        if let path = a.path("mic-cal") {
+            let bytes: [UInt8]
+            do {
+                bytes = try SmallFileReader.read(path)
+            } catch {
+                throw ErrorWording.input(error)
+            }
+            do {
+                spl.micCalibration = try MicCalibration.parse(bytes)
+            } catch {
+                throw ErrorWording.micCalibration(error, path: path)
+            }
+        }
+        s.spl = spl
+    }
 
     /// --loudness and --target (also taken by play).
     static let loudnessSpecs: [OptionSpec] = [OptionSpec("--loudness", value: false), OptionSpec("--target")]
@@ -56,8 +91,19 @@ enum MeterOptions {
         s.fftSize = try value(a, .fftSize, s, as: Int.self) ?? 2048
         s.fmin = try value(a, .fmin, s, as: Double.self) ?? 50
         s.fmax = try value(a, .fmax, s, as: Double.self)
+        s.octaves = try value(a, .octaves, s, as: Int.self) ?? 0
+        if let m = try a.choice("meter", MeterKind.allCases.map(\.rawValue)) { s.meter = MeterKind(rawValue: m) }
+        // --vu-ref implies --meter vu, and goes with no other meter.
+        if let ref = try value(a, .vuReference, s, as: Double.self) {
+            if s.meter == nil { s.meter = .vu }
+            guard s.meter == .vu else {
+                throw PulsemeterError(.usage, "--vu-ref sets the level of 0 VU; it does not apply to --meter \(s.meter!.rawValue)")
+            }
+            s.vuReference = ref
+        }
         s.events = try events(a)
         try readLoudness(a, into: &s)
+        try readSoundLevel(a, into: &s)
         return try validated(s, a)
     }
 

@@ -11,8 +11,10 @@ import Testing
         }
     }
 
-    static func run(_ samples: [Float], channels: Int, blocks: [Int], bands: Int) throws -> (frames: [MeterFrame], end: StreamSummary) {
-        let s = MeterSettings(rate: 48000, channels: channels, fps: 30, windowMs: 50, bands: bands, fftSize: 1024)
+    static func run(_ samples: [Float], channels: Int, blocks: [Int], bands: Int,
+                    spl: SoundLevelSettings? = nil, octaves: Int = 0) throws -> (frames: [MeterFrame], end: StreamSummary) {
+        var s = MeterSettings(rate: 48000, channels: channels, fps: 30, windowMs: 50, bands: bands, fftSize: 1024, spl: spl)
+        s.octaves = octaves
         let pipeline = try MeterPipeline(settings: s, transform: bands > 0 ? ReferenceFFT(size: 1024) : nil)
         let sink = CollectingSink()
         try pipeline.run(source: ArraySource(rate: 48000, channels: channels, samples: samples, blockSizes: blocks), sink: sink)
@@ -25,6 +27,21 @@ import Testing
         let reference = try Self.run(samples, channels: channels, blocks: [16384], bands: 8)
         for blocks in [[480], [1], [7, 13, 1600, 3], [1599, 1601], [65536]] {
             let other = try Self.run(samples, channels: channels, blocks: blocks, bands: 8)
+            #expect(other.frames == reference.frames, "blocks \(blocks)")
+            #expect(other.end == reference.end, "blocks \(blocks)")
+        }
+    }
+
+    /// The sound level meter's filters and detectors, and the octave bank's filters and
+    /// decimators, carry their state across calls.
+    @Test(arguments: [TimeWeighting.fast, .impulse])
+    func soundLevelsDoNotDependOnBlockSizes(time: TimeWeighting) throws {
+        let samples = Self.noise(frames: 48000 + 777, channels: 2, seed: 5)
+        let spl = SoundLevelSettings(weighting: .a, timeWeighting: time)
+        let reference = try Self.run(samples, channels: 2, blocks: [16384], bands: 0, spl: spl, octaves: 3)
+        #expect(reference.frames.allSatisfy { $0.spl?.splDb.count == 2 && $0.bandsDb?.count == 31 } && reference.end.spl != nil)
+        for blocks in [[480], [7, 13, 1600, 3], [5000]] {
+            let other = try Self.run(samples, channels: 2, blocks: blocks, bands: 0, spl: spl, octaves: 3)
             #expect(other.frames == reference.frames, "blocks \(blocks)")
             #expect(other.end == reference.end, "blocks \(blocks)")
         }

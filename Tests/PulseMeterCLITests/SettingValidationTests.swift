@@ -15,6 +15,9 @@ import Testing
         ("--window", ["0", "-1", "0.001", "60000", "60000.1"]),
         ("--bands", ["-1", "0", "1024", "1025"]),
         ("--fft-size", ["32", "64", "1000", "65536", "131072"]),
+        ("--calibration", ["-1", "0", "94", "250", "250.5", "nan"]),
+        ("--octaves", ["0", "1", "2", "3", "4", "-1"]),
+        ("--vu-ref", ["-60.5", "-60", "-18", "0", "0.5"]),
     ]
 
     static func settings(_ option: String, _ value: Double) -> MeterSettings {
@@ -25,6 +28,11 @@ import Testing
         case "--fps": s.fps = value
         case "--window": s.windowMs = value
         case "--bands": s.bands = Int(value)
+        case "--calibration": s.spl = SoundLevelSettings(calibrationDb: value)
+        case "--octaves": s.octaves = Int(value)
+        case "--vu-ref":
+            s.meter = .vu
+            s.vuReference = value
         default: s.fftSize = Int(value)
         }
         return s

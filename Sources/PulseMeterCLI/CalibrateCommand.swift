@@ -1,0 +1,77 @@
+import MeterCore
+import MeterIO
+
+/// `pulsemeter calibrate -d SOURCE [--reference 94]`: measures a sound level calibrator's
+/// 1 kHz tone on a live source (A-weighted, F, steady to 0.1 dB for 3 s) and prints the
+/// `--calibration` value that makes the meter read the reference level; gives up after
+/// `--duration` seconds of audio (default 20), saying why.
+enum CalibrateCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec("-d", "--device"), OptionSpec("-r", "--rate"), OptionSpec("-c", "--channels"),
+        OptionSpec("--reference"), OptionSpec("--duration"), OptionSpec("-h", "--help", value: false),
+    ]
+
+    /// Seconds the tone must hold steady.
+    static let steadySeconds = 3.0
+    static let defaultLimitSeconds = 20.0
+
+    static func run(_ a: ParsedArguments) throws -> Int32 {
+        _ = try a.requirePositionals([])
+        let reference = try a.double("reference", what: "use the calibrator's level in dB SPL, from 40 to 170 (94 or 114 as a rule)",
+                                     valid: { $0 >= 40 && $0 <= 170 }) ?? 94
+        if let device = a.string("device"), device.isEmpty {
+            throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
+        }
+        let given = a.string("rate") != nil && a.string("channels") != nil
+        var settings = try MeterOptions.settings(a, native: given ? (48000, 2) : LiveCommands.nativeSpec(of: a.string("device")))
+        settings.spl = SoundLevelSettings(weighting: .a, timeWeighting: .fast)
+        settings = try MeterOptions.validated(settings, a)
+        let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
+            ?? Int(defaultLimitSeconds * Double(settings.rate))
+        Signals.installStopHandlers()
+        let cancellation = Cancellation()
+        try Signals.cancelOnStop(cancellation)
+        let session = try LiveMeterSession(options: LiveOptions(device: a.string("device"), settings: settings, durationFrames: limit),
+                                           cancellation: cancellation, continuations: Signals.continuations)
+        let frames = Int((steadySeconds * Double(settings.rate) / Double(settings.hop)).rounded(.up))
+        let sink = CalibrationSink(CalibrationMeasurement(reference: reference, frames: frames), cancellation: cancellation)
+        try session.run(sink: sink, transform: nil)
+        let seconds = ErrorWording.number(Double(limit) / Double(settings.rate))
+        func db(_ v: Double) -> String { String(AnsiMeterRenderer.readout((v * 10).rounded() / 10, width: 0)) }
+        switch sink.outcome ?? sink.measurement.verdict() {
+        case .measured(let level, let spread, let cal):
+            let value = (cal * 100).rounded() / 100
+            try FileDescriptorOutput.standardOutput.write(Array("--calibration \(value)\n".utf8))
+            CLI.error("the \(ErrorWording.number(reference)) dB tone read \((level * 100).rounded() / 100) dBFS(A), steady to \((spread * 100).rounded() / 100) dB over \(ErrorWording.number(steadySeconds)) s")
+            return 0
+        case .noSignal(let level):
+            throw PulsemeterError(.notDecodable, "no calibrator tone in \(seconds) s: the level was \(db(level)) dBFS(A); put the calibrator on the microphone and switch it on")
+        case .notSteady(let spread):
+            throw PulsemeterError(.notDecodable, "the tone was not steady to 0.1 dB for \(ErrorWording.number(steadySeconds)) s within \(seconds) s: it varied by \(db(spread)) dB; hold the calibrator still, away from noise")
+        case .notOneKilohertz(let gap):
+            throw PulsemeterError(.notDecodable, "the tone is not at 1 kHz: its A-weighted level differs from its unweighted one by \(db(gap)) dB; use a 1 kHz calibrator")
+        }
+    }
+}
+
+/// Feeds the frames to the measurement and stops the run once it is done.
+final class CalibrationSink: FrameSink {
+    private(set) var measurement: CalibrationMeasurement
+    private(set) var outcome: CalibrationMeasurement.Outcome?
+    private let cancellation: Cancellation
+
+    init(_ measurement: CalibrationMeasurement, cancellation: Cancellation) {
+        self.measurement = measurement
+        self.cancellation = cancellation
+    }
+
+    func start(_ info: StreamInfo) throws {}
+
+    func frame(_ frame: MeterFrame) throws {
+        guard outcome == nil, let done = measurement.observe(frame) else { return }
+        outcome = done
+        cancellation.cancel()
+    }
+
+    func end(_ summary: StreamSummary) throws {}
+}
