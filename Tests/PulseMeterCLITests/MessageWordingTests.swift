@@ -31,7 +31,7 @@ import Testing
         (["monitor", "--split", "3"], "unknown option --split for monitor; --split is an option of record: pulsemeter record FILE --split 3"),
         (["--trigger=-40"], "unknown option --trigger for monitor; --trigger is an option of record: pulsemeter record FILE --trigger -40"),
         (["record", "t.wav", "--record", "u.wav"], "unknown option --record for record; --record is an option of monitor: pulsemeter --record u.wav"),
-        (["analyze", "x.wav", "--device", "vsink"], "unknown option --device for analyze; --device is an option of monitor, record and play: pulsemeter --device vsink"),
+        (["analyze", "x.wav", "--device", "vsink"], "unknown option --device for analyze; --device is an option of monitor, record, play and calibrate: pulsemeter --device vsink"),
         (["analyze", "x.wav", "--bars"], "unknown option --bars for analyze; --bars is an option of waveform: pulsemeter waveform FILE --bars VALUE"),
     ])
     func optionOfAnotherCommand(args: [String], message: String) throws {
