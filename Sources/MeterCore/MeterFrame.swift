@@ -17,6 +17,9 @@ public struct MeterFrame: Sendable, Equatable {
     public var events: [MeterEvent] = []
     /// With --loudness: momentary, short-term and integrated loudness at `pos`.
     public var loudness: LoudnessReading?
+    /// Input frames skipped so far (the running `dropped` count), for live counters; not an
+    /// NDJSON field of the frame line.
+    public var dropped = 0
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
                 clipSamples: [Int]? = nil) {

@@ -99,12 +99,16 @@ enum Help {
               --force            with --record: replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     with --record: the bit rate of .m4a/.aac, .opus and .mp3   [encoder's default]
               --reconnect        on server or device loss, wait and resume (a "gap" line marks it)
+              --listen [HOST:]PORT
+                                 serve /metrics (Prometheus), /events (SSE), /status and a live
+                                 meter page at / (?overlay=1 for OBS)        [host 127.0.0.1]
 
         examples:
           pulsemeter
           pulsemeter -d @DEFAULT_MONITOR@ --bands 32
           pulsemeter -d @DEFAULT_MONITOR@ --target -23
           pulsemeter -f ndjson --fps 10 | jq -c '.rms_db'
+          pulsemeter -d @DEFAULT_MONITOR@ --events --loudness --listen 9100
 
         """,
         "record": """
@@ -121,6 +125,8 @@ enum Help {
         options:
           -d, --device NAME      source                                             [server default]
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
+              --listen [HOST:]PORT
+                                 serve /metrics, /events, /status and the meter page   [host 127.0.0.1]
               --force            replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
               --split SEC        a new file every SEC of audio (counted in frames): FILE-001.wav, ...
