@@ -63,10 +63,10 @@ main { flex: 1; display: flex; gap: 14px; padding: 14px 18px; min-height: 0; }
 #log .clip { color: var(--red); } #log .silence { color: var(--yellow); } #log .gap { color: var(--blue); }
 h2 { margin: 0 0 8px; font-size: 11px; font-weight: 700; letter-spacing: .1em; color: var(--dim); text-transform: uppercase; }
 footer { color: var(--dim); font-size: 12px; padding: 6px 18px 10px; display: flex; gap: 18px; font-variant-numeric: tabular-nums; }
-body.overlay, body.overlay main { background: transparent; }
-body.overlay header, body.overlay footer, body.overlay #log, body.overlay #side h2 { display: none; }
-body.overlay .panel { background: rgba(10,12,16,.35); border-color: transparent; }
-body.overlay main { padding: 6px; }
+html.overlay, html.overlay body, html.overlay main { background: transparent; }
+html.overlay header, html.overlay footer, html.overlay #log, html.overlay #side h2 { display: none; }
+html.overlay .panel { background: rgba(10,12,16,.35); border-color: transparent; }
+html.overlay main { padding: 6px; }
 @media (max-width: 700px) { main { flex-direction: column; } #side { flex: none; } }
 </style>
 </head>
@@ -102,7 +102,7 @@ body.overlay main { padding: 6px; }
 <script>
 "use strict";
 const overlay = new URLSearchParams(location.search).get("overlay") === "1";
-if (overlay) document.body.classList.add("overlay");
+if (overlay) document.documentElement.classList.add("overlay");
 const FLOOR = -60, HOLD_MS = 2000, FALL_DB_PER_S = 20;
 const $ = (id) => document.getElementById(id);
 let info = null, frame = null, holds = [], frameCount = 0, lastFrameAt = 0, connected = false;

@@ -43,6 +43,16 @@ extension LiveSuite {
                 return try JSONLine(last)
             }
 
+            /// Reads what stdout holds now (so the meter never waits on a full pipe); the
+            /// newest frame among it, if any.
+            func drain() -> JSONLine? {
+                var newest: JSONLine?
+                while let line = process.readLine(timeout: 0.005) {
+                    if let l = try? JSONLine(line), l.type == "frame" { newest = l }
+                }
+                return newest
+            }
+
             func stop() {
                 process.signal(SIGTERM)
                 _ = process.wait(timeout: 10)
