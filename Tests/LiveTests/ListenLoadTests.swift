@@ -8,7 +8,7 @@ extension LiveSuite.Listen {
         value(series, in: try HTTP.request(port: port, "/metrics").text)
     }
 
-    @Test("70 clients: 64 streams, each fed, and 503 for the rest, while the meter keeps its pace and drops nothing")
+    @Test("70 clients: 64 streams, each fed, and 503 for the rest; a stalled client is dropped and counted while another reads on; the meter keeps its pace and drops nothing")
     func manyClients() throws {
         let server = try Live.server()
         // Wide lines (64 bands, 50 fps) so a client that stops reading falls behind in seconds.
@@ -52,6 +52,29 @@ extension LiveSuite.Listen {
             if latest > 0 && readerPos >= latest { break }
         }
         #expect(readerPos >= latest - 2 * 960 && readerPos > 0, "reader at \(readerPos), meter at \(latest)")
+
+        // A client that stops reading (a small receive buffer, never read after its head) is
+        // dropped and counted within seconds; the reader goes on being fed.
+        let stalled = try SSEStream(port: m.port, receiveBuffer: 4096)
+        #expect(stalled.status == 200)
+        var dropped: Double?
+        let cutBy = monotonic() + 15
+        while monotonic() < cutBy {
+            if let f = m.drain() { latest = f.int("pos") ?? latest }
+            while let e = reader.next(timeout: 0.05) {
+                if e.type == "frame", let l = try? JSONLine(e.data), let p = l.int("pos") { readerPos = p }
+            }
+            dropped = try Self.metric("pulsemeter_http_clients_dropped_total", port: m.port)
+            if dropped == 1 { break }
+        }
+        #expect(dropped == 1)
+        #expect(stalled.waitForEnd(timeout: 10), "the dropped client's connection was not closed")
+        if let f = m.drain() { latest = f.int("pos") ?? latest }
+        while let e = reader.next(timeout: 2) {
+            if e.type == "frame", let l = try? JSONLine(e.data), let p = l.int("pos") { readerPos = p }
+            if readerPos >= latest { break }
+        }
+        #expect(readerPos >= latest - 2 * 960, "reader at \(readerPos), meter at \(latest)")
 
         // The meter kept its pace throughout: audio time advanced with wall time, nothing dropped.
         if let f = m.drain() { latest = f.int("pos") ?? latest }
