@@ -75,7 +75,13 @@ enum HTTP {
         send(s, head + "\r\n", body: body ?? [])
         var raw: [UInt8] = []
         let deadline = monotonic() + timeout
-        while monotonic() < deadline, let chunk = receive(s, until: deadline) { raw += chunk }
+        // To the end of the stream, or of the body its Content-Length announces (a server may
+        // keep the connection open after it).
+        while monotonic() < deadline, let chunk = receive(s, until: deadline) {
+            raw += chunk
+            if let (reply, start) = try? parseHead(raw), let length = reply.headers["content-length"].flatMap({ Int($0) }),
+               raw.count - start >= length || method == "HEAD" { break }
+        }
         var reply = try parseHead(raw)
         let rest = Array(raw[reply.bodyStart...])
         reply.reply.body = reply.reply.headers["transfer-encoding"] == "chunked" ? try dechunk(rest) : rest
