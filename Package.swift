@@ -4,7 +4,7 @@
 // Layers (each folder under Sources/ is one):
 //   MeterCore      pure Swift, no C: levels, bands, frames, encoders, renderers, rings
 //   MeterIO        the only layer that touches C and the OS: PulseAudio, libsndfile, FFTW,
-//                  terminal (libebur128 is the tests' loudness reference only)
+//                  terminal, libmicrohttpd (libebur128 is the tests' loudness reference only)
 //   PulseMeterCLI  argument parsing, commands, help text, exit codes
 //   pulsemeter     the executable: a few lines calling PulseMeterCLI
 import PackageDescription
@@ -28,10 +28,13 @@ let package = Package(
             name: "CFFTW", pkgConfig: "fftw3f",
             providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
             name: "CEBUR128", pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]),
         .target(name: "MeterCore"),
-        .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW"]),
+        .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW", "CMicroHTTPD"]),
         .target(name: "PulseMeterCLI", dependencies: ["MeterCore", "MeterIO"]),
         .executableTarget(name: "pulsemeter", dependencies: ["PulseMeterCLI"]),
         .testTarget(name: "MeterCoreTests", dependencies: ["MeterCore"]),

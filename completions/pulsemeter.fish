@@ -86,6 +86,7 @@ complete -c pulsemeter -n '__pulsemeter_command monitor record' -s d -l device -
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l reconnect -d 'on server or device loss, wait and resume'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l floor -x -d 'the level that reads 0 in the frames level (dB)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l no-history -d 'no scrolling level history on the recording meter'
+complete -c pulsemeter -n '__pulsemeter_command monitor record' -l listen -x -d 'serve /metrics, /events, /status and a meter page on [HOST:]PORT'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l force -d 'replace an existing recording file'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l bitrate -x -d 'bit rate of an m4a/aac, opus or mp3 recording (kbps)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l bits -x -a '16 24 32 float' -d 'sample format of the capture and the recording'

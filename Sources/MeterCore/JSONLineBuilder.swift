@@ -49,6 +49,15 @@ public final class JSONLineBuilder {
         }
     }
 
+    /// Bytes as they are (an already encoded JSON value).
+    public func append(_ bytes: [UInt8]) {
+        reserve(bytes.count)
+        for b in bytes {
+            storage[count] = b
+            count += 1
+        }
+    }
+
     public func byte(_ b: UInt8) {
         reserve(1)
         storage[count] = b

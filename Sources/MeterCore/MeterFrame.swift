@@ -25,6 +25,9 @@ public struct MeterFrame: Sendable, Equatable {
     /// and the right channel's RMS level minus the left's.
     public var correlation: Double?
     public var balanceDb: Double?
+    /// Input frames skipped so far (the running `dropped` count), for live counters; not an
+    /// NDJSON field of the frame line.
+    public var dropped = 0
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
                 clipSamples: [Int]? = nil) {

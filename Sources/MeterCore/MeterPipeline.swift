@@ -265,6 +265,7 @@ public final class MeterPipeline {
     private func emitFrame(_ emit: (MeterFrame) throws -> Void) rethrows {
         frame.pos = pos
         frame.ts = clock?()
+        frame.dropped = dropped
         for c in 0..<channels {
             let n = meters[c].windowCount
             frame.rmsDb[c] = n > 0 ? Decibels.fromPower(meters[c].windowSum() / Double(n)) : Decibels.floor

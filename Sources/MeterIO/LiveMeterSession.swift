@@ -103,6 +103,14 @@ public final class LiveMeterSession: @unchecked Sendable {
     private let continuations: @Sendable () -> Int
     /// True while the capture thread waits for the server to come back (`reconnect`).
     public let inOutage = Atomic<Bool>(false)
+    /// Frames in the recording's files so far, published by the recorder thread.
+    private let recorded = Atomic<Int>(0)
+
+    /// The run's figures beyond its lines, from any thread (the network server's counters).
+    public var progress: LiveProgress {
+        LiveProgress(recordedFrames: options.recordPath == nil ? nil : recorded.load(ordering: .acquiring),
+                     outage: inOutage.load(ordering: .acquiring))
+    }
 
     /// Frames per read for a meter hop of `hop` frames at `rate`: the hop itself when it lasts
     /// 10 to 50 ms; for longer hops the hop cut into equal reads of at most 50 ms (so a stop
@@ -289,12 +297,14 @@ public final class LiveMeterSession: @unchecked Sendable {
             if triggered { attempt { () throws(OutputError) in try takeDecisions(into: files) } }
             // A file line (a pause above all) reaches the output now, even while no audio comes.
             if fileEvents.list.withLock({ !$0.isEmpty }) { meter.nudgeConsumer() }
+            recorded.store(files.framesWritten, ordering: .releasing)
         }
         if triggered {
             decisionsDone.wait()  // the analysis's last decisions (it posts them right after capture)
             attempt { () throws(OutputError) in try takeDecisions(into: files) }
         }
         do { try files.finish() } catch { if !failed { fail(error) } }
+        recorded.store(files.framesWritten, ordering: .releasing)
     }
 
     /// Hands the analysis side's take decisions so far to the recorder.
@@ -448,6 +458,13 @@ public final class LiveMeterSession: @unchecked Sendable {
 /// A sink that wants a call while no audio arrives (to show an outage or follow a resize).
 public protocol LiveStatusSink: FrameSink {
     func idle(outage: Bool) throws
+}
+
+extension FanOutSink: LiveStatusSink {
+    /// Passes the idle call on to the sinks that want it.
+    public func idle(outage: Bool) throws {
+        for case let s as any LiveStatusSink in sinks { try s.idle(outage: outage) }
+    }
 }
 
 /// Files opened and closed, handed from the recorder thread to the analysis (a class, so the

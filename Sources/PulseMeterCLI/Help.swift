@@ -136,12 +136,16 @@ enum Help {
               --reconnect        on server or device loss, wait and resume (a "gap" line marks it)
               --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
               --no-history       no scrolling level history on the recording meter
+              --listen [HOST:]PORT
+                                 serve /metrics (Prometheus), /events (SSE), /status and a live
+                                 meter page at / (?overlay=1 for OBS)        [host 127.0.0.1]
 
         examples:
           pulsemeter
           pulsemeter -d @DEFAULT_MONITOR@ --bands 32
           pulsemeter -d @DEFAULT_MONITOR@ --target -23
           pulsemeter -f ndjson --fps 10 | jq -c '.rms_db'
+          pulsemeter -d @DEFAULT_MONITOR@ --events --loudness --listen 9100
 
         """,
         "record": """
@@ -161,6 +165,8 @@ enum Help {
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
               --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
               --no-history       no scrolling level history on the recording meter
+              --listen [HOST:]PORT
+                                 serve /metrics, /events, /status and the meter page   [host 127.0.0.1]
               --force            replace FILE if it exists, a link itself, never its target (else 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
               --bits 16|24|32|float  the capture's and the file's sample format, bit for bit   [16]

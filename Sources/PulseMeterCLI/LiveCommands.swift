@@ -6,7 +6,7 @@ enum LiveCommands {
     static let liveSpecs = MeterOptions.specs + [
         OptionSpec("-d", "--device"), OptionSpec("--reconnect", value: false),
         OptionSpec("--force", value: false), OptionSpec("--floor"), OptionSpec("--no-history", value: false),
-    ]
+    ] + ListenOptions.specs
 
     static func specs(for command: String) -> [OptionSpec]? {
         switch command {
@@ -64,6 +64,8 @@ enum LiveCommands {
             throw PulsemeterError(.cannotCreate, "\(record) exists; use --force to replace it")
         }
         let levelFloor = try MeterOptions.levelFloor(a)
+        // The port is bound before the server is asked anything, so a taken one fails first.
+        let listening = try ListenOptions.bind(a)
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
         Signals.installStopHandlers()
@@ -83,7 +85,7 @@ enum LiveCommands {
         }
         let session = try LiveMeterSession(options: options, cancellation: cancellation,
                                            continuations: Signals.continuations)
-        let sink: any FrameSink
+        var sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
         case .ndjson: sink = NDJSONSink(output: output, levelFloorDb: levelFloor)
@@ -102,6 +104,22 @@ enum LiveCommands {
             if ansi != nil { Signals.endJobControl() }
             ansi?.restore()
         }
+        var server: MonitorHTTPServer?
+        if let listening {
+            let recording: MonitorState.Recording
+            switch (record, mode) {
+            case (nil, _): recording = .none
+            case (_, .trigger): recording = .takes
+            default: recording = .continuous
+            }
+            do {
+                server = try MonitorHTTPServer(socket: listening, recording: recording) { [session] in session.progress }
+            } catch {
+                throw ListenOptions.unavailable(error)
+            }
+            sink = FanOutSink([sink, HTTPSink(server: server!)])
+        }
+        defer { server?.finish() }
         let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
         do {
             try session.run(sink: sink, transform: transform)

@@ -1,0 +1,55 @@
+import MeterCore
+
+/// The sink behind `--listen`: every NDJSON line of the run, as `NDJSONSink` writes it, goes
+/// to the `MonitorHTTPServer`'s streams, and each call updates the state its /metrics and
+/// /status show. Runs on the analysis thread and never waits on a client.
+public final class HTTPSink: FrameSink, LiveStatusSink {
+    public let server: MonitorHTTPServer
+    private let lines = LineCollector()
+    private let ndjson: NDJSONSink
+
+    public init(server: MonitorHTTPServer) {
+        self.server = server
+        ndjson = NDJSONSink(output: lines)
+    }
+
+    public func start(_ info: StreamInfo) throws {
+        try ndjson.start(info)
+        let written = lines.take()
+        server.publish(written, frame: false) { $0.start(info, line: written.first ?? []) }
+    }
+
+    public func frame(_ frame: MeterFrame) throws {
+        try ndjson.frame(frame)
+        let written = lines.take()
+        server.publish(written, frame: true) { $0.frame(frame, line: written.first ?? []) }
+    }
+
+    public func gap(_ gap: StreamGap) throws {
+        try ndjson.gap(gap)
+        server.publish(lines.take(), frame: false) { $0.gap(gap) }
+    }
+
+    public func file(_ event: RecordingFileEvent) throws {
+        try ndjson.file(event)
+        server.publish(lines.take(), frame: false) { $0.file(event) }
+    }
+
+    public func end(_ summary: StreamSummary) throws {
+        try ndjson.end(summary)
+        server.publish(lines.take(), frame: false) { $0.end(summary) }
+    }
+
+    /// Nothing to do while idle: /metrics asks the session whether audio arrives.
+    public func idle(outage: Bool) throws {}
+}
+
+/// The lines an `NDJSONSink` wrote during one call.
+private final class LineCollector: ByteOutput {
+    private var list: [[UInt8]] = []
+    func write(_ bytes: [UInt8]) throws { list.append(bytes) }
+    func take() -> [[UInt8]] {
+        defer { list.removeAll(keepingCapacity: true) }
+        return list
+    }
+}

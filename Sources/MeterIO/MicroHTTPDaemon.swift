@@ -1,0 +1,146 @@
+import CMicroHTTPD
+import Glibc
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd (`MHD_start_daemon` with its own polling thread on a
+/// socket already listening): requests in, responses out, nothing else. What to answer is
+/// the handler's business; this wrapper turns its answers into `MHD_create_response_*` and
+/// `MHD_queue_response` calls and keeps the C callbacks in one place.
+///
+/// A streamed body (`MHD_create_response_from_callback` with `MHD_SIZE_UNKNOWN`) is read
+/// on the daemon's thread; when it has nothing to send it suspends its connection
+/// (`MHD_suspend_connection`, from inside the read, the one place that is allowed) and its
+/// producer resumes it (`MHD_resume_connection`, safe from any thread), so an idle stream
+/// costs nothing.
+///
+/// Thread-safety invariant for `@unchecked Sendable`: `daemon` is written once in `init` and
+/// read by `stop`; the handler runs on the daemon's thread only; `open` is an Atomic.
+final class MicroHTTPDaemon: @unchecked Sendable {
+    /// One connection, for a streamed body to suspend, resume or cut.
+    struct Connection: @unchecked Sendable {
+        // Invariant: valid from the request until the body's `finished`; the callers keep to it.
+        let raw: OpaquePointer
+
+        /// Takes the connection out of the daemon's loop (`MHD_suspend_connection`); only from
+        /// inside `StreamBody.read`.
+        func suspend() { MHD_suspend_connection(raw) }
+        /// Puts a suspended connection back (`MHD_resume_connection`), from any thread.
+        func resume() { MHD_resume_connection(raw) }
+        /// Shrinks the socket's send buffer (`setsockopt(SO_SNDBUF)`), so that a client that
+        /// stops reading shows as behind after seconds, not after the kernel's megabytes.
+        func limitSendBuffer(_ bytes: Int32) {
+            let fd = CMicroHTTPD_connection_fd(raw)
+            var size = bytes
+            if fd >= 0 { setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        }
+        /// Cuts the connection (`shutdown(2)` on its socket): the daemon then sees it fail
+        /// and closes it, even while its send buffer is full.
+        func cut() {
+            let fd = CMicroHTTPD_connection_fd(raw)
+            if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    struct Request {
+        let method: String
+        /// The path without its query.
+        let path: String
+        let connection: Connection
+
+        /// A query argument (`MHD_lookup_connection_value`, GET arguments).
+        func argument(_ name: String) -> String? {
+            MHD_lookup_connection_value(connection.raw, CMicroHTTPD_GET_ARGUMENT_KIND, name).map { String(cString: $0) }
+        }
+    }
+
+    /// What a streamed body's `read` did.
+    enum StreamRead {
+        case bytes(Int)
+        /// Nothing to send now; the body suspended the connection and will resume it.
+        case suspended
+        case end
+        case error
+    }
+
+    /// A body of unknown length, read on the daemon's thread.
+    protocol StreamBody: AnyObject {
+        func read(into buffer: UnsafeMutableRawBufferPointer) -> StreamRead
+        /// The response is done with (the connection closed or finished): no more calls.
+        func finished()
+    }
+
+    enum Body {
+        case bytes([UInt8])
+        case stream(any StreamBody)
+    }
+
+    struct Response {
+        var status: Int
+        var headers: [(String, String)]
+        var body: Body
+    }
+
+    private var daemon: OpaquePointer?
+    private let handler: (Request) -> Response
+    /// Connections open now (from `CMicroHTTPD_CONNECTION_NOTIFY_STARTED` / `_CLOSED`).
+    private let open = Atomic<Int>(0)
+    var openConnections: Int { open.load(ordering: .acquiring) }
+
+    /// Starts serving on `socket`. `connectionLimit` connections at most are accepted
+    /// (`MHD_OPTION_CONNECTION_LIMIT`); one silent for `idleTimeoutSeconds` is closed.
+    init(socket: ListeningSocket, connectionLimit: Int, idleTimeoutSeconds: Int,
+         handler: @escaping (Request) -> Response) throws(ListeningSocket.Failure) {
+        self.handler = handler
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let d = CMicroHTTPD_start(CMicroHTTPD_DAEMON_FLAGS, socket.take(), { cls, connection, url, method, _, _, _, _ in
+            let me = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls!).takeUnretainedValue()
+            guard let connection, let url, let method else { return CMicroHTTPD_NO }
+            let request = Request(method: String(cString: method), path: String(cString: url),
+                                  connection: Connection(raw: connection))
+            return me.queue(me.handler(request), on: connection)
+        }, me, { cls, _, _, code in
+            let me = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls!).takeUnretainedValue()
+            me.open.add(code == CMicroHTTPD_CONNECTION_NOTIFY_STARTED ? 1 : -1, ordering: .acquiringAndReleasing)
+        }, me, UInt32(connectionLimit), UInt32(idleTimeoutSeconds))
+        guard let d else {
+            throw ListeningSocket.Failure(host: socket.host, port: socket.port, reason: "the HTTP daemon did not start")
+        }
+        daemon = d
+    }
+
+    /// Stops serving and closes every connection (`MHD_stop_daemon`); streamed bodies must
+    /// have resumed their connections first.
+    func stop() {
+        if let d = daemon { MHD_stop_daemon(d) }
+        daemon = nil
+    }
+
+    private func queue(_ r: Response, on connection: OpaquePointer) -> MHD_Result {
+        let response: OpaquePointer?
+        switch r.body {
+        case .bytes(let bytes):
+            response = bytes.withUnsafeBytes { b in
+                MHD_create_response_from_buffer(b.count, UnsafeMutableRawPointer(mutating: b.baseAddress), CMicroHTTPD_RESPMEM_MUST_COPY)
+            }
+        case .stream(let body):
+            let box = Unmanaged.passRetained(body as AnyObject).toOpaque()
+            response = MHD_create_response_from_callback(CMicroHTTPD_SIZE_UNKNOWN, 16 * 1024, { cls, _, buf, max in
+                let body = Unmanaged<AnyObject>.fromOpaque(cls!).takeUnretainedValue() as! any StreamBody
+                switch body.read(into: UnsafeMutableRawBufferPointer(start: buf, count: max)) {
+                case .bytes(let n): return n
+                case .suspended: return 0
+                case .end: return CMicroHTTPD_CONTENT_READER_END_OF_STREAM
+                case .error: return CMicroHTTPD_CONTENT_READER_END_WITH_ERROR
+                }
+            }, box, { cls in
+                let body = Unmanaged<AnyObject>.fromOpaque(cls!).takeRetainedValue() as! any StreamBody
+                body.finished()
+            })
+            if response == nil { Unmanaged<AnyObject>.fromOpaque(box).release() }
+        }
+        guard let response else { return CMicroHTTPD_NO }
+        defer { MHD_destroy_response(response) }
+        for (name, value) in r.headers { MHD_add_response_header(response, name, value) }
+        return MHD_queue_response(connection, UInt32(r.status), response)
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A WebDriver session on headless Chromium (Debian chromium + chromium-driver), driven with
+/// plain HTTP requests to chromedriver.
+final class Browser {
+    let driver: Subprocess
+    let port: Int
+    let session: String
+    let profile: String
+
+    init() throws {
+        port = try HTTP.freePort()
+        profile = try Live.tempDir("chromium")
+        driver = try Subprocess(["chromedriver", "--port=\(port)"])
+        // Ready once it answers its status.
+        let deadline = monotonic() + 15
+        var ready = false
+        while !ready && monotonic() < deadline {
+            if let r = try? HTTP.request(port: port, "/status", timeout: 2), r.status == 200 { ready = true }
+            else { _ = driver.wait(timeout: 0.1) }
+        }
+        guard ready else { throw LiveSetupError("chromedriver did not answer within 15 s: \(driver.stderrText)") }
+        let caps: [String: Any] = ["capabilities": ["alwaysMatch": ["goog:chromeOptions": [
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1200,700", "--user-data-dir=\(profile)"],
+        ]]]]
+        let reply = try HTTP.request(port: port, "/session", method: "POST",
+                                     body: Array(try JSONSerialization.data(withJSONObject: caps)), timeout: 60)
+        guard let value = try HTTP.json(reply)["value"] as? [String: Any], let id = value["sessionId"] as? String else {
+            throw LiveSetupError("no WebDriver session: \(reply.text.prefix(500))")
+        }
+        session = id
+    }
+
+    deinit {
+        _ = try? HTTP.request(port: port, "/session/\(session)", method: "DELETE", timeout: 10)
+        driver.kill()
+        Live.removeTree(profile)
+    }
+
+    @discardableResult
+    func command(_ path: String, _ body: [String: Any]) throws -> Any? {
+        let reply = try HTTP.request(port: port, "/session/\(session)/\(path)", method: "POST",
+                                     body: Array(try JSONSerialization.data(withJSONObject: body)), timeout: 30)
+        let o = try HTTP.json(reply)
+        guard reply.status == 200 else { throw LiveSetupError("WebDriver \(path): \(reply.text.prefix(500))") }
+        return o["value"]
+    }
+
+    func open(_ url: String) throws { try command("url", ["url": url]) }
+
+    /// Runs `script` (a function body) in the page and returns its value.
+    func evaluate(_ script: String) throws -> Any? { try command("execute/sync", ["script": script, "args": []]) }
+
+    /// Evaluates `script` until `ok` holds for its value, at most `timeout` s; the last value.
+    /// `between` runs before each evaluation (the test reads the meter's output there).
+    func waitFor<T>(_ script: String, timeout: Double = 10, between: () -> Void = {}, _ ok: (T) -> Bool) throws -> T? {
+        let deadline = monotonic() + timeout
+        var last: T?
+        repeat {
+            between()
+            last = try evaluate(script) as? T
+            if let v = last, ok(v) { return v }
+            _ = driver.wait(timeout: 0.1)  // a short pause between polls; the driver keeps running
+        } while monotonic() < deadline
+        return last
+    }
+}
+
+extension LiveSuite.Listen {
+    /// The readouts as the page shows them.
+    static let readouts = """
+        const t = (id) => { const e = document.getElementById(id); return e ? e.textContent : null; };
+        return {rms0: t("rms-0"), rms1: t("rms-1"), peak0: t("peak-0"), pos: t("pos"), state: t("state"),
+                lufs: t("lufs-m"), channels: document.querySelectorAll("[id^=rms-]").length};
+        """
+
+    static func number(_ any: Any?) -> Double? {
+        guard let s = any as? String else { return nil }
+        return Double(s.replacingOccurrences(of: "peak ", with: ""))
+    }
+
+    @Test("the page in headless Chromium: readouts within 0.5 dB of the NDJSON frames, updating, LUFS shown; overlay transparent; it reconnects to a restarted meter")
+    func pageInChromium() throws {
+        let server = try Live.server()
+        let m = try Self.startMeter(["--loudness"], server: server)
+        var meters = [m]
+        defer { for x in meters { x.stop() } }
+        var frame = try m.steadyFrame()
+        let browser = try Browser()
+        _ = m.drain()
+        try browser.open("http://127.0.0.1:\(m.port)/")
+        // Compared with the newest NDJSON frame as the page is read.
+        let drain = { if let f = m.drain() { frame = f } }
+        let shown = try browser.waitFor(Self.readouts, between: drain) { (v: [String: Any]) in
+            guard let r0 = Self.number(v["rms0"]), let r1 = Self.number(v["rms1"]), let rms = frame.doubles("rms_db") else { return false }
+            return abs(r0 - rms[0]) < 0.5 && abs(r1 - rms[1]) < 0.5
+        }
+        let v = try #require(shown)
+        let ndjsonRms = try #require(frame.doubles("rms_db"))
+        let ndjsonPeak = try #require(frame.doubles("peak_db"))
+        #expect(v["channels"] as? Int == 2)
+        #expect(abs((Self.number(v["rms0"]) ?? 0) - ndjsonRms[0]) < 0.5, "page \(v), NDJSON \(ndjsonRms)")
+        #expect(abs((Self.number(v["peak0"]) ?? 0) - ndjsonPeak[0]) < 0.5, "page \(v), NDJSON \(ndjsonPeak)")
+        #expect(abs((Self.number(v["rms0"]) ?? 0) - Self.rms) < 0.5)
+        #expect(v["state"] as? String == "LIVE")
+        #expect(Self.number(v["lufs"]) != nil, "LUFS readout: \(String(describing: v["lufs"]))")
+        let pos = Double(v["pos"] as? String ?? "") ?? 0
+        let later = try browser.waitFor(Self.readouts, between: drain) { (v: [String: Any]) in (Double(v["pos"] as? String ?? "") ?? 0) > pos + 0.3 }
+        #expect((Double(later?["pos"] as? String ?? "") ?? 0) > pos + 0.3, "the time readout did not move from \(pos)")
+
+        // For OBS: a transparent page without the header.
+        try browser.open("http://127.0.0.1:\(m.port)/?overlay=1")
+        let look = try browser.waitFor("""
+            return [getComputedStyle(document.body).backgroundColor, getComputedStyle(document.querySelector("header")).display,
+                    (document.getElementById("rms-0") || {}).textContent || ""];
+            """, between: drain) { (v: [String]) in v.count == 3 && Double(v[2]) != nil }
+        #expect(look?[0] == "rgba(0, 0, 0, 0)" && look?[1] == "none", "\(String(describing: look))")
+
+        // A restarted meter on the same port: the page finds it by itself.
+        m.stop()
+        meters.removeAll()
+        let gone = try browser.waitFor(Self.readouts) { (v: [String: Any]) in v["state"] as? String != "LIVE" }
+        #expect(gone?["state"] as? String != "LIVE")
+        let again = try Self.startMeter(["--loudness"], server: server, port: m.port)
+        meters = [again]
+        _ = try again.steadyFrame()
+        let back = try browser.waitFor(Self.readouts, timeout: 15, between: { _ = again.drain() }) { (v: [String: Any]) in
+            v["state"] as? String == "LIVE" && Self.number(v["rms0"]).map { abs($0 - Self.rms) < 0.5 } == true
+        }
+        #expect(back?["state"] as? String == "LIVE", "\(String(describing: back))")
+    }
+}

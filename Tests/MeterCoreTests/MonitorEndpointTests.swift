@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+@testable import MeterCore
+
+/// The pure halves of the network endpoints: the exposition text, the status document, the
+/// event framing, the backlog every stream client reads, and the routes.
+@Suite struct MonitorEndpointTests {
+    static func state(source: String = "vsink.monitor", loudness: Bool = true, events: Bool = true) -> (MonitorState, [UInt8]) {
+        let settings = MeterSettings(rate: 48000, channels: 2, events: events ? EventSettings() : nil, loudness: loudness)
+        var state = MonitorState(recording: .continuous)
+        var encoder = NDJSONEncoder()
+        let info = StreamInfo(source: source, settings: settings, live: true)
+        state.start(info, line: encoder.start(info))
+        var f = MeterFrame(pos: 4800, ts: 1.5, rmsDb: [-15.05, -160], peakDb: [-12.04, -160], clipSamples: [3, 0])
+        f.loudness = LoudnessReading(momentary: -18.2, shortTerm: -19.4, integrated: -20.5)
+        f.dropped = 160
+        f.events = [MeterEvent(.silenceStart, pos: 0)]
+        let line = encoder.frame(f)
+        state.frame(f, line: line)
+        state.up = true
+        state.recordedFrames = 4000
+        return (state, line)
+    }
+
+    /// Samples of the text as name{labels} -> value.
+    static func samples(_ text: String) -> [String: Double] {
+        var out: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let v = Double(line[line.index(after: space)...]) else { continue }
+            out[String(line[..<space])] = v
+        }
+        return out
+    }
+
+    @Test("exposition: every family has HELP and TYPE before its samples; values are the frame's and the counters")
+    func exposition() throws {
+        let (state, _) = Self.state()
+        let text = String(decoding: PrometheusExposition.render(state), as: UTF8.self)
+        #expect(!text.contains("NaN") && !text.contains("Inf"))
+        var typed: [String: String] = [:], helped: Set<String> = []
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if line.hasPrefix("# HELP ") { helped.insert(String(parts[2])) }
+            else if line.hasPrefix("# TYPE ") { typed[String(parts[2])] = String(parts[3]) }
+            else {
+                let name = String(line.prefix { $0 != "{" && $0 != " " })
+                #expect(typed[name] != nil && helped.contains(name), "\(name) sampled before its HELP/TYPE")
+            }
+        }
+        let gauges = ["pulsemeter_rms_dbfs", "pulsemeter_peak_dbfs", "pulsemeter_lufs_momentary", "pulsemeter_lufs_shortterm",
+                      "pulsemeter_lufs_integrated", "pulsemeter_silence", "pulsemeter_up", "pulsemeter_recording"]
+        let counters = ["pulsemeter_frames_total", "pulsemeter_dropped_frames_total", "pulsemeter_recorded_frames_total",
+                        "pulsemeter_clipped_samples_total", "pulsemeter_silence_seconds_total", "pulsemeter_gaps_total",
+                        "pulsemeter_gap_seconds_total", "pulsemeter_http_clients_dropped_total"]
+        for g in gauges { #expect(typed[g] == "gauge", "\(g)") }
+        for c in counters { #expect(typed[c] == "counter", "\(c)") }
+        let s = Self.samples(text)
+        let src = "source=\"vsink.monitor\""
+        #expect(s["pulsemeter_rms_dbfs{\(src),channel=\"0\"}"] == -15.05)
+        #expect(s["pulsemeter_rms_dbfs{\(src),channel=\"1\"}"] == -160)
+        #expect(s["pulsemeter_peak_dbfs{\(src),channel=\"0\"}"] == -12.04)
+        #expect(s["pulsemeter_lufs_momentary{\(src)}"] == -18.2)
+        #expect(s["pulsemeter_lufs_integrated{\(src)}"] == -20.5)
+        #expect(s["pulsemeter_silence{\(src)}"] == 1)
+        #expect(s["pulsemeter_up{\(src)}"] == 1)
+        #expect(s["pulsemeter_recording{\(src)}"] == 1)
+        #expect(s["pulsemeter_frames_total{\(src)}"] == 4800)
+        #expect(s["pulsemeter_dropped_frames_total{\(src)}"] == 160)
+        #expect(s["pulsemeter_recorded_frames_total{\(src)}"] == 4000)
+        #expect(s["pulsemeter_clipped_samples_total{\(src),channel=\"0\"}"] == 3)
+        #expect(s["pulsemeter_silence_seconds_total{\(src)}"] == 0.1)  // 4800 frames at 48 kHz, still silent
+        #expect(s["pulsemeter_http_clients_dropped_total"] == 0)
+    }
+
+    @Test("exposition: label values escape backslash, quote and line feed; optional families only when on")
+    func escapingAndOptionalFamilies() {
+        let (state, _) = Self.state(source: "a\"b\\c\nd", loudness: false, events: false)
+        let text = String(decoding: PrometheusExposition.render(state), as: UTF8.self)
+        #expect(text.contains("pulsemeter_up{source=\"a\\\"b\\\\c\\nd\"} 1\n"))
+        #expect(!text.contains("pulsemeter_lufs_") && !text.contains("pulsemeter_silence"))
+        // Before the start line: families without samples, the client counter only.
+        let empty = String(decoding: PrometheusExposition.render(MonitorState()), as: UTF8.self)
+        #expect(Self.samples(empty) == ["pulsemeter_http_clients_dropped_total": 0])
+    }
+
+    @Test("the silence counter never decreases, even when the silence's final length is shorter than it looked")
+    func silenceCounterMonotonic() {
+        var (state, _) = Self.state()
+        var encoder = NDJSONEncoder()
+        _ = encoder.start(state.info!)
+        let before = state.silenceSeconds
+        var f = MeterFrame(pos: 9600, rmsDb: [-15, -15], peakDb: [-12, -12])
+        f.events = [MeterEvent(.silenceEnd(seconds: 0.15), pos: 7200)]
+        state.frame(f, line: encoder.frame(f))
+        #expect(state.silenceSeconds >= before)
+        #expect(state.silenceSeconds == 0.15)
+        #expect(!state.silent)
+    }
+
+    @Test("status: one JSON object quoting the start and frame lines as written, with the counters")
+    func status() throws {
+        let (state, line) = Self.state()
+        let body = StatusDocument.render(state)
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+        let start = try #require((o["start"] as? [[String: Any]])?.first)
+        #expect(start["source"] as? String == "vsink.monitor")
+        let frame = try #require(o["frame"] as? [String: Any])
+        let fromLine = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+        #expect(NSDictionary(dictionary: frame) == NSDictionary(dictionary: fromLine))
+        #expect(o["up"] as? Bool == true && o["recording"] as? Bool == true && o["silence"] as? Bool == true)
+        let counters = try #require(o["counters"] as? [String: Any])
+        #expect(counters["frames_total"] as? Int == 4800)
+        #expect(counters["dropped_frames_total"] as? Int == 160)
+        #expect(counters["clipped_samples_total"] as? [Int] == [3, 0])
+    }
+
+    @Test("events: one SSE event per line, named by its type, the line as data")
+    func framing() {
+        let line = Array("{\"type\":\"frame\",\"pos\":1600}\n".utf8)
+        #expect(String(decoding: ServerSentEvent.event(line: line), as: UTF8.self)
+                == "event: frame\ndata: {\"type\":\"frame\",\"pos\":1600}\n\n")
+        #expect(ServerSentEvent.type(of: Array("{\"x\":1}".utf8)[...]) == Array("message".utf8))
+    }
+
+    /// Everything `reader` gives, read `chunk` bytes at a time.
+    static func drain(_ reader: inout EventBacklog.Reader, _ backlog: EventBacklog, chunk: Int) -> [UInt8]? {
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: chunk)
+        while true {
+            guard let n = buf.withUnsafeMutableBytes({ reader.read(from: backlog, into: $0) }) else { return nil }
+            if n == 0 { return out }
+            out += buf[0..<n]
+        }
+    }
+
+    @Test("backlog: a reader gets its opening then every line once, in order, whatever its buffer size", arguments: [1, 3, 7, 64, 4096])
+    func backlogReading(chunk: Int) throws {
+        var backlog = EventBacklog(capacity: 8)
+        backlog.append(Array("old\n".utf8), isFrame: false, at: 0)
+        var reader = EventBacklog.Reader(opening: Array("open\n".utf8), at: backlog, frames: true)
+        var expected = "open\n"
+        for i in 0..<5 {
+            let text = "line \(i) " + String(repeating: "x", count: i * 5) + "\n"
+            backlog.append(Array(text.utf8), isFrame: i % 2 == 0, at: Double(i))
+            expected += text
+        }
+        #expect(!reader.isCaughtUp(in: backlog))
+        let got = try #require(Self.drain(&reader, backlog, chunk: chunk))
+        #expect(String(decoding: got, as: UTF8.self) == expected)
+        #expect(reader.isCaughtUp(in: backlog))
+    }
+
+    @Test("backlog: an events-only reader skips frames and is never behind for them; lag and overwrite")
+    func backlogLag() {
+        var backlog = EventBacklog(capacity: 4)
+        var events = EventBacklog.Reader(opening: [], at: backlog, frames: false)
+        var all = EventBacklog.Reader(opening: [], at: backlog, frames: true)
+        backlog.append(Array("f1\n".utf8), isFrame: true, at: 10)
+        backlog.append(Array("e1\n".utf8), isFrame: false, at: 11)
+        backlog.append(Array("f2\n".utf8), isFrame: true, at: 12)
+        #expect(all.lag(in: backlog, now: 13.5) == 3.5)
+        #expect(events.lag(in: backlog, now: 13.5) == 2.5)
+        #expect(Self.drain(&events, backlog, chunk: 100) == Array("e1\n".utf8))
+        #expect(events.lag(in: backlog, now: 100) == 0)
+        for i in 0..<4 { backlog.append(Array("f\(i)\n".utf8), isFrame: true, at: 20) }
+        #expect(all.lag(in: backlog, now: 20) == .infinity)
+        #expect(Self.drain(&all, backlog, chunk: 100) == nil)
+        #expect(events.lag(in: backlog, now: 21) == 0)
+    }
+
+    @Test("routes: GET and HEAD only, four paths, ?frames=0")
+    func routes() {
+        #expect(HTTPRoute.resolve(method: "GET", path: "/metrics", frames: nil) == .metrics)
+        #expect(HTTPRoute.resolve(method: "HEAD", path: "/status", frames: nil) == .status)
+        #expect(HTTPRoute.resolve(method: "GET", path: "/events", frames: "0") == .events(frames: false))
+        #expect(HTTPRoute.resolve(method: "GET", path: "/events", frames: nil) == .events(frames: true))
+        #expect(HTTPRoute.resolve(method: "GET", path: "/", frames: nil) == .page)
+        #expect(HTTPRoute.resolve(method: "GET", path: "/etc/passwd", frames: nil).status == 404)
+        #expect(HTTPRoute.resolve(method: "GET", path: "/../metrics", frames: nil).status == 404)
+        #expect(HTTPRoute.resolve(method: "POST", path: "/metrics", frames: nil).status == 405)
+        #expect(HTTPRoute.resolve(method: "DELETE", path: "/nowhere", frames: nil).status == 405)
+    }
+
+    @Test("the page is self-contained: no outside URL, script or stylesheet")
+    func pageSelfContained() {
+        let page = MeterPage.text
+        #expect(!page.contains("http://") && !page.contains("https://") && !page.contains("src=") && !page.contains("<link"))
+        #expect(page.contains("new EventSource(\"/events\")") && page.contains("overlay"))
+    }
+}
