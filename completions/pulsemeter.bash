@@ -5,7 +5,7 @@
 _pulsemeter_commands="monitor record analyze waveform play devices help"
 
 # Options per command, and the options that take no value (the rest take one).
-_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target -h --help"
+_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --exec --exec-on --loudness --target -h --help"
 _pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --force --record --bitrate"
 _pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect --force --bitrate --split --trigger --hold --pre-roll"
 _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered"
@@ -78,6 +78,9 @@ _pulsemeter() {
           COMPREPLY=($(compgen -W "ansi ndjson" -- "$cur"))
         fi ;;
       --raw) COMPREPLY=($(compgen -W "s16le s24le s32le f32le" -- "$cur")) ;;
+      --exec-on)  # a comma-separated list: complete the last item
+        local done=${cur%"${cur##*,}"}
+        COMPREPLY=($(compgen -P "$done" -W "silence_start silence_end clip gap file device" -- "${cur##*,}")) ;;
       -d|--device)
         local IFS=$'\n'
         if [ "$command" = play ]; then

@@ -16,6 +16,12 @@ enum Help {
           --silence-db DB    silence: every channel's RMS below this      [-60]
           --silence-min SEC  ... for at least this long                   [2]
           --clip-db DB       a sample this loud counts as clipped   [the 16-bit rail]
+          --exec CMD         run /bin/sh -c CMD for every event, gap, file and device line:
+                             the line on its stdin, PULSEMETER_TYPE, _EVENT, _POS, _T,
+                             _SOURCE, _FILE in its environment; its output goes to stderr;
+                             at most 4 at once and 64 waiting (more are dropped, counted)
+          --exec-on LIST     only these lines run it: silence_start, silence_end, clip, gap,
+                             file, device (comma-separated; an event name implies --events)
     \(loudnessOptions)
     """
 

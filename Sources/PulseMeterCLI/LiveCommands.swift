@@ -75,13 +75,15 @@ enum LiveCommands {
             // Ctrl-Z gives the terminal back and stops; fg takes it again and redraws.
             try Signals.handleJobControl(ansi!.screen.jobControl(afterContinue: { [session] in session.nudge() }))
         }
+        let (hooks, fullSink) = try HookOptions.attach(a, to: sink, recording: mode == .single ? record?.string : nil)
+        defer { hooks?.finish() }  // after the terminal is restored: waiting hooks run, within a grace period
         defer {
             if ansi != nil { Signals.endJobControl() }
             ansi?.restore()
         }
         let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
         do {
-            try session.run(sink: sink, transform: transform)
+            try session.run(sink: fullSink, transform: transform)
         } catch is OutputClosed {
             return 0
         }

@@ -10,7 +10,7 @@ enum MeterOptions {
         OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
         OptionSpec("--clip-db"),
         OptionSpec("-h", "--help", value: false),
-    ] + loudnessSpecs
+    ] + loudnessSpecs + HookOptions.specs
 
     /// --loudness and --target (also taken by play).
     static let loudnessSpecs: [OptionSpec] = [OptionSpec("--loudness", value: false), OptionSpec("--target")]
@@ -51,6 +51,7 @@ enum MeterOptions {
         s.fmin = try value(a, .fmin, s, as: Double.self) ?? 50
         s.fmax = try value(a, .fmax, s, as: Double.self)
         s.events = try events(a)
+        _ = try HookOptions.kinds(a)
         try readLoudness(a, into: &s)
         return try validated(s, a)
     }
@@ -71,8 +72,9 @@ enum MeterOptions {
     }
 
     /// --events and its thresholds; the thresholds alone are a mistake (they would do nothing).
+    /// `--exec-on` naming an event turns events on as --events does.
     static func events(_ a: ParsedArguments) throws(PulsemeterError) -> EventSettings? {
-        guard a.flag("events") else {
+        guard a.flag("events") || HookOptions.impliesEvents(a) else {
             for key in ["silence-db", "silence-min", "clip-db"] where a.has(key) {
                 throw PulsemeterError(.usage, "--\(key) sets a threshold of --events; add --events to get event lines")
             }
