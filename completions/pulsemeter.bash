@@ -6,8 +6,8 @@ _pulsemeter_commands="monitor record analyze waveform play devices help"
 
 # Options per command, and the options that take no value (the rest take one).
 _pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --exec --exec-on --loudness --target -h --help"
-_pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --force --record --bitrate"
-_pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect --force --bitrate --split --trigger --hold --pre-roll"
+_pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --url --reconnect --force --record --bitrate"
+_pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --url --reconnect --force --bitrate --split --trigger --hold --pre-roll"
 _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered"
 _pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw --frames $_pulsemeter_many_opts"
 _pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --raw -r --rate -c --channels -h --help $_pulsemeter_many_opts"

@@ -77,6 +77,7 @@ complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform 
 # Live capture: monitor, record.
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -s d -l device -x -a '(__pulsemeter_devices source)' -d 'PulseAudio source'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l reconnect -d 'on server or device loss, wait and resume'
+complete -c pulsemeter -n '__pulsemeter_command monitor record' -l url -x -d 'meter a network stream (decoded by ffmpeg)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l force -d 'replace an existing recording file'
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -l bitrate -x -d 'bit rate of an m4a/aac, opus or mp3 recording (kbps)'
 complete -c pulsemeter -n '__pulsemeter_command monitor' -l record -r -F -d 'also record every captured frame'

@@ -206,7 +206,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     deinit {
         closeStdin()
-        if stdoutFD >= 0 { Glibc.close(stdoutFD) }
+        closeStdout()
         if termination == nil {
             Glibc.kill(pid, SIGKILL)
             _ = wait()
@@ -224,6 +224,13 @@ public final class ChildProcess: @unchecked Sendable {
     public func readStdout(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
         guard stdoutFD >= 0 else { return -1 }
         return SystemCall.retryingInterrupted { Glibc.read(stdoutFD, buffer, count) }
+    }
+
+    /// Closes our end of the child's stdout: a child still writing gets EPIPE instead of
+    /// blocking on a pipe nobody reads.
+    public func closeStdout() {
+        if stdoutFD >= 0 { Glibc.close(stdoutFD) }
+        stdoutFD = -1
     }
 
     /// Closes our end of the child's stdin: its end of input.

@@ -14,6 +14,7 @@ enum ErrorWording {
         case let e as RecordingError: return recording(e)
         case let e as InputError: return input(e)
         case let e as OutputError: return output(e)
+        case let e as NetworkStreamError: return stream(e)
         case let e as OSThread.StartError: return PulsemeterError(.io, "cannot start a thread for \(e.role): \(e.reason)")
         default: return nil
         }
@@ -68,6 +69,17 @@ enum ErrorWording {
             allowed = "use at most \(bins)"
         }
         return PulsemeterError(.usage, "\(option(e.setting)) \(value) is not allowed: \(allowed)")
+    }
+
+    static func stream(_ e: NetworkStreamError) -> PulsemeterError {
+        switch e {
+        case .decoderMissing(let program, let reason):
+            return PulsemeterError(.unavailable, "--url reads network streams through ffmpeg, and \(program) cannot run (\(reason)); install ffmpeg")
+        case .cannotOpen(let url, let reason):
+            return PulsemeterError(.unavailable, "cannot open the stream \(url): \(reason)")
+        case .lost(let url, let reason):
+            return PulsemeterError(.io, "lost the stream \(url) (\(reason)); the recording holds every frame received before; use --reconnect to wait for it instead")
+        }
     }
 
     static func pulse(_ e: PulseError) -> PulsemeterError {

@@ -101,6 +101,8 @@ enum Help {
 
         options:
           -d, --device NAME      source; @DEFAULT_MONITOR@ meters what is playing   [server default]
+              --url URL          a network stream instead (http, https, Icecast, HLS, rtsp: what
+                                 ffmpeg reads), decoded by ffmpeg at -r/-c   [48000 / 2]
         \(meterOptions)      --record FILE      also record every captured frame (container from the extension)
               --force            with --record: replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     with --record: the bit rate of .m4a/.aac, .opus and .mp3   [encoder's default]
@@ -111,6 +113,7 @@ enum Help {
           pulsemeter -d @DEFAULT_MONITOR@ --bands 32
           pulsemeter -d @DEFAULT_MONITOR@ --target -23
           pulsemeter -f ndjson --fps 10 | jq -c '.rms_db'
+          pulsemeter --url http://radio.example:8000/live.mp3 --events --reconnect
 
         """,
         "record": """
@@ -126,6 +129,7 @@ enum Help {
 
         options:
           -d, --device NAME      source                                             [server default]
+              --url URL          record a network stream instead (decoded by ffmpeg)
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
               --force            replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]

@@ -4,7 +4,7 @@ import MeterIO
 /// monitor, record and devices: the commands that capture from a PulseAudio server.
 enum LiveCommands {
     static let liveSpecs = MeterOptions.specs + [
-        OptionSpec("-d", "--device"), OptionSpec("--reconnect", value: false),
+        OptionSpec("-d", "--device"), OptionSpec("--url"), OptionSpec("--reconnect", value: false),
         OptionSpec("--force", value: false),
     ]
 
@@ -35,7 +35,8 @@ enum LiveCommands {
 
     /// monitor / record: live capture through the shared pipeline.
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
-        let given = a.string("rate") != nil && a.string("channels") != nil
+        let url = try streamURL(a)
+        let given = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
         let settings = try MeterOptions.settings(a, native: given ? (48000, 2) : nativeSpec(of: a.string("device")))
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
         let mode = try RecordingOptions.mode(a, rate: settings.rate)
@@ -60,6 +61,7 @@ enum LiveCommands {
         var options = LiveOptions(device: a.string("device"), settings: settings, durationFrames: limit,
                                   recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate, recordMode: mode)
         options.replaceRecording = a.flag("force")
+        options.url = url
         let session = try LiveMeterSession(options: options, cancellation: cancellation,
                                            continuations: Signals.continuations)
         let sink: any FrameSink
@@ -88,6 +90,18 @@ enum LiveCommands {
             return 0
         }
         return 0
+    }
+
+    /// --url: the stream's address (no --device with it).
+    static func streamURL(_ a: ParsedArguments) throws(PulsemeterError) -> StreamURL? {
+        guard let text = a.string("url") else { return nil }
+        if a.has("device") {
+            throw PulsemeterError(.usage, "--url and --device do not go together: meter a network stream or a PulseAudio source")
+        }
+        guard let url = StreamURL(text) else {
+            throw PulsemeterError(.usage, "--url \(SafeText.terminal(text)) is not allowed: use a stream address such as http://radio.example:8000/live.mp3")
+        }
+        return url
     }
 
     /// The source's own rate and channels, the capture spec unless -r/-c say otherwise (a

@@ -67,14 +67,19 @@ extension LiveSuite {
     }
 }
 
-/// Live processes (not zombies) whose process group is `pgid` (/proc/PID/stat, field 5).
-func processes(inGroup pgid: pid_t) -> [pid_t] {
+/// Every process with its state, parent and process group (/proc/PID/stat fields 3, 4, 5).
+func processTable() -> [(pid: pid_t, state: Substring, parent: pid_t, group: pid_t)] {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.compactMap { e -> pid_t? in
+    return entries.compactMap { e in
         guard let pid = pid_t(e), let stat = try? String(contentsOfFile: "/proc/\(e)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 3, fields[0] != "Z", pid_t(fields[2]) == pgid else { return nil }
-        return pid
+        let f = stat[stat.index(after: close)...].split(separator: " ")
+        guard f.count > 3, let parent = pid_t(f[1]), let group = pid_t(f[2]) else { return nil }
+        return (pid, f[0], parent, group)
     }
+}
+
+/// Live processes (not zombies) whose process group is `pgid`.
+func processes(inGroup pgid: pid_t) -> [pid_t] {
+    processTable().filter { $0.group == pgid && $0.state != "Z" }.map(\.pid)
 }
