@@ -5,9 +5,9 @@
 _pulsemeter_commands="monitor record analyze waveform play devices calibrate help"
 
 # Options per command, and the options that take no value (the rest take one).
-_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --loudness --target --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal -h --help"
-_pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --reconnect --force --listen --floor --no-history --record --bitrate --bits"
-_pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --reconnect --force --listen --floor --no-history --bitrate --bits --split --trigger --hold --pre-roll --keep"
+_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --exec --exec-on --loudness --target --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal -h --help"
+_pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --url --reconnect --force --listen --floor --no-history --record --bitrate --bits"
+_pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --url --reconnect --force --listen --floor --no-history --bitrate --bits --split --trigger --hold --pre-roll --keep"
 _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered"
 _pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw --frames $_pulsemeter_many_opts"
 _pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --normalize --bits --pixels-per-second --samples-per-pixel --split-channels --raw -r --rate -c --channels -h --help $_pulsemeter_many_opts"
@@ -91,6 +91,9 @@ _pulsemeter() {
       --time-weighting) COMPREPLY=($(compgen -W "F S I" -- "$cur")) ;;
       --reference) COMPREPLY=($(compgen -W "94 114" -- "$cur")) ;;
       --mic-cal) _pulsemeter_files "" ;;
+      --exec-on)  # a comma-separated list: complete the last item
+        local done=${cur%"${cur##*,}"}
+        COMPREPLY=($(compgen -P "$done" -W "silence_start silence_end clip gap file device" -- "${cur##*,}")) ;;
       -d|--device)
         local IFS=$'\n'
         if [ "$command" = play ]; then

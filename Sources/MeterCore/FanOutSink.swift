@@ -1,6 +1,9 @@
-/// Hands every call to several sinks in turn (the terminal or NDJSON output and the network
-/// server), so the live session still talks to one sink. The first error stops the call and
-/// the run, as a single sink's would.
+/// Hands every line of a run to several sinks, in the order given (the meter's output first,
+/// then hooks and whatever else watches the run): the one place where a run's lines fan out,
+/// so a session or the analysis never knows how many consumers there are.
+///
+/// A sink that throws stops the call there (the sinks after it miss that line), and the error
+/// goes to the caller as one sink's would: the run ends as it does when its output fails.
 public final class FanOutSink: FrameSink {
     public let sinks: [any FrameSink]
 

@@ -6,7 +6,7 @@ import Synchronization
 /// name or option is ever interpreted), with pipes to its stdin and stdout as asked and its
 /// stderr collected, and `waitpid` for its end. The one wrapper MeterIO uses for helper
 /// programs (ffmpeg as an encoder for recordings, and as a decoder for inputs libsndfile
-/// cannot read).
+/// cannot read and of network streams) and for the user's hooks (`/bin/sh -c CMD`).
 ///
 /// - Signals: the child starts with an empty signal mask and default dispositions for SIGINT,
 ///   SIGTERM, SIGPIPE and SIGQUIT (pulsemeter ignores SIGPIPE and may block the others), and in
@@ -16,7 +16,9 @@ import Synchronization
 /// - Descriptors: every pipe end pulsemeter keeps is close-on-exec, and any other descriptor
 ///   open in pulsemeter is closed in the child: it gets only 0, 1, 2.
 /// - stderr is read on its own thread into a bounded tail (`stderrTail`), so a chatty child can
-///   never block on a full pipe; `lastStderrLine` is what an error message quotes.
+///   never block on a full pipe; `lastStderrLine` is what an error message quotes. A hook's
+///   stderr goes to pulsemeter's own instead (`stderr: .descriptor(2)`).
+/// - Environment: this process's (`environ`), or the list given.
 ///
 /// Owned by one thread at a time, apart from the stderr collector (behind a Mutex).
 public final class ChildProcess: @unchecked Sendable {
@@ -88,13 +90,17 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Starts `executable` (a path, e.g. from `find`) with `arguments` (argv[1...]).
-    public convenience init(executable: String, arguments: [String], stdin: Stream, stdout: Stream) throws(SpawnFailure) {
-        try self.init(executable: executable, argumentBytes: arguments.map { Array($0.utf8) }, stdin: stdin, stdout: stdout)
+    public convenience init(executable: String, arguments: [String], stdin: Stream, stdout: Stream,
+                            stderr: Stream = .pipe, environment: [String]? = nil) throws(SpawnFailure) {
+        try self.init(executable: executable, argumentBytes: arguments.map { Array($0.utf8) }, stdin: stdin, stdout: stdout,
+                      stderr: stderr, environment: environment)
     }
 
     /// The same with arguments as bytes: a file name need not be UTF-8 (`FilePath`); a NUL byte,
-    /// which no argument can hold, becomes "?".
-    public init(executable: String, argumentBytes arguments: [[UInt8]], stdin: Stream, stdout: Stream) throws(SpawnFailure) {
+    /// which no argument can hold, becomes "?". `stderr: .pipe` collects it (`stderrTail`);
+    /// `environment` ("NAME=value" entries) replaces this process's environment.
+    public init(executable: String, argumentBytes arguments: [[UInt8]], stdin: Stream, stdout: Stream,
+                stderr: Stream = .pipe, environment: [String]? = nil) throws(SpawnFailure) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -135,9 +141,15 @@ public final class ChildProcess: @unchecked Sendable {
         }
         let inFD = try connect(stdin, to: 0)
         let outFD = try connect(stdout, to: 1)
-        let err = try makePipe()
-        mine.append(err.read); theirs.append(err.write)
-        posix_spawn_file_actions_adddup2(&actions, err.write, 2)
+        var errFD: Int32 = -1  // our end of the stderr pipe, when collecting
+        if case .pipe = stderr {
+            let err = try makePipe()
+            mine.append(err.read); theirs.append(err.write)
+            posix_spawn_file_actions_adddup2(&actions, err.write, 2)
+            errFD = err.read
+        } else {
+            _ = try connect(stderr, to: 2)
+        }
 
         var none = sigset_t()
         sigemptyset(&none)
@@ -162,8 +174,11 @@ public final class ChildProcess: @unchecked Sendable {
             return p
         } + [nil]
         defer { for p in argv { p?.deallocate() } }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { list in list.map { strdup($0) } + [nil] }
+        defer { for p in envp ?? [] { free(p) } }
         var child = pid_t()
-        let rc = posix_spawn(&child, executable, &actions, &attr, argv, environ)
+        let rc = envp.map { e in posix_spawn(&child, executable, &actions, &attr, argv, e) }
+            ?? posix_spawn(&child, executable, &actions, &attr, argv, environ)
         closeAll(theirs)
         guard rc == 0 else {
             closeAll(mine)
@@ -172,9 +187,13 @@ public final class ChildProcess: @unchecked Sendable {
         pid = child
         stdinFD = inFD
         stdoutFD = outFD
-        let errFD = err.read
+        guard errFD >= 0 else {
+            collector.done.signal()  // nothing to collect
+            return
+        }
+        let collected = errFD
         do {
-            try OSThread.spawn(role: "pm-child-err") { [collector] in collector.collect(errFD) }
+            try OSThread.spawn(role: "pm-child-err") { [collector] in collector.collect(collected) }
         } catch {
             // No thread to drain its stderr: stop the child rather than let it block on it.
             Glibc.kill(child, SIGKILL)
@@ -187,7 +206,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     deinit {
         closeStdin()
-        if stdoutFD >= 0 { Glibc.close(stdoutFD) }
+        closeStdout()
         if termination == nil {
             Glibc.kill(pid, SIGKILL)
             _ = wait()
@@ -207,6 +226,13 @@ public final class ChildProcess: @unchecked Sendable {
         return SystemCall.retryingInterrupted { Glibc.read(stdoutFD, buffer, count) }
     }
 
+    /// Closes our end of the child's stdout: a child still writing gets EPIPE instead of
+    /// blocking on a pipe nobody reads.
+    public func closeStdout() {
+        if stdoutFD >= 0 { Glibc.close(stdoutFD) }
+        stdoutFD = -1
+    }
+
     /// Closes our end of the child's stdin: its end of input.
     public func closeStdin() {
         if stdinFD >= 0 { Glibc.close(stdinFD) }
@@ -216,6 +242,21 @@ public final class ChildProcess: @unchecked Sendable {
     /// Sends `signal` to the child.
     public func signal(_ signal: Int32) {
         if termination == nil { Glibc.kill(pid, signal) }
+    }
+
+    /// Sends `signal` to the child's process group (the child and whatever it started that
+    /// stayed in its group: a shell's commands). Only until `wait` has reaped the child: after
+    /// that its number may belong to another process. Safe from another thread than the owner's.
+    public func signalGroup(_ signal: Int32) {
+        Glibc.kill(-pid, signal)
+    }
+
+    /// Sleeps until the child has ended without reaping it (`waitid` with `WNOWAIT`): its
+    /// number stays its own until `wait`, so `signalGroup` from another thread cannot reach
+    /// a stranger meanwhile.
+    public func waitUntilExited() {
+        var info = siginfo_t()
+        _ = SystemCall.retryingInterrupted { Int(waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT)) }
     }
 
     /// Waits for the child to end (`waitpid`, retrying EINTR) and for its stderr to close.

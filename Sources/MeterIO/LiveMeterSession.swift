@@ -27,6 +27,9 @@ public struct LiveOptions: Sendable {
     public var takeSplitFrames: Int?
     /// With `--split` or `--trigger`: the newest files kept (`--keep`); nil: all.
     public var keepFiles: Int?
+    /// Meter this network stream (through ffmpeg, `ffmpeg` or on PATH) instead of `device`.
+    public var url: StreamURL?
+    public var ffmpeg: String?
 
     public init(device: String? = nil, settings: MeterSettings, durationFrames: Int? = nil,
                 recordPath: FilePath? = nil, reconnect: Bool = false, bitrateKbps: Int? = nil,
@@ -70,7 +73,7 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// Frames per capture read and per ring chunk.
     public let chunkFrames: Int
 
-    private var stream: PulseStream?
+    private var stream: (any LiveCapture)?
     /// The recording's files (one, split, or takes), written by the recorder thread.
     private var files: Recorder?
     /// Take decisions (`--trigger`), analysis -> recorder: [0 open | 1 close, position].
@@ -142,10 +145,9 @@ public final class LiveMeterSession: @unchecked Sendable {
         }
         let chunkFrames = Self.chunkFrames(hop: s.hop, rate: s.rate)
         self.chunkFrames = chunkFrames
-        let stream = try PulseStream(direction: .record, device: options.device, rate: s.rate, channels: s.channels,
-                                     format: options.sampleFormat, fragmentFrames: chunkFrames)
+        let stream = try options.openCapture(fragmentFrames: chunkFrames)
         self.stream = stream
-        sourceName = stream.device ?? options.device ?? "default"
+        sourceName = stream.captureName ?? options.device ?? "default"
         if let path = options.recordPath, let format {
             var plan = RecordingPlan(path: path, mode: options.recordMode)
             plan.replaceExisting = options.replaceRecording
@@ -202,8 +204,7 @@ public final class LiveMeterSession: @unchecked Sendable {
             } catch {
                 if shouldStop { break }
                 guard options.reconnect else {
-                    fail(PulseError.sourceLost(source: sourceName, server: PulseStream.serverDescription,
-                                               reason: stream?.lastError ?? "\(error)"))
+                    fail(options.lossError(source: sourceName, reason: stream?.lastError ?? "\(error)"))
                     break
                 }
                 guard reconnectAfterLoss(at: pos) else { break }
@@ -262,15 +263,13 @@ public final class LiveMeterSession: @unchecked Sendable {
         let wake = cancellation.onCancel { pause.signal() }
         defer { cancellation.remove(wake) }  // an unattended run may reconnect many times
         while !shouldStop {
-            if let s = try? PulseStream(direction: .record, device: options.device,
-                                        rate: options.settings.rate, channels: options.settings.channels,
-                                        format: options.sampleFormat, fragmentFrames: chunkFrames) {
+            if let s = try? options.openCapture(fragmentFrames: chunkFrames) {
                 stream = s
                 gaps.withLock { $0.append(StreamGap(pos: pos, startTs: start, endTs: unixSeconds())) }
                 return true
             }
             pause.wait(seconds: delay)  // the back-off; a stop request ends it at once
-            delay = min(0.5, delay * 2)
+            delay = min(options.url == nil ? 0.5 : 2, delay * 2)  // a stream server: less often
         }
         return false
     }
@@ -458,13 +457,6 @@ public final class LiveMeterSession: @unchecked Sendable {
 /// A sink that wants a call while no audio arrives (to show an outage or follow a resize).
 public protocol LiveStatusSink: FrameSink {
     func idle(outage: Bool) throws
-}
-
-extension FanOutSink: LiveStatusSink {
-    /// Passes the idle call on to the sinks that want it.
-    public func idle(outage: Bool) throws {
-        for case let s as any LiveStatusSink in sinks { try s.idle(outage: outage) }
-    }
 }
 
 /// Files opened and closed, handed from the recorder thread to the analysis (a class, so the

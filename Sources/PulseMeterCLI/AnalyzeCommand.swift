@@ -33,6 +33,8 @@ enum AnalyzeCommand {
             sink = AnsiSummarySink(output: output, width: Terminal.size(fd: output.fd)?.columns ?? 80,
                                    color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         }
+        let (hooks, fullSink) = try HookOptions.attach(a, to: sink)
+        defer { hooks?.finish() }  // after the end line: the waiting hooks run, within a grace period
         // On a terminal, one progress line on stderr, replaced by what follows (the summary, an
         // error); not when NDJSON goes to that terminal (it would split its lines), and nothing
         // off a terminal.
@@ -41,7 +43,7 @@ enum AnalyzeCommand {
         let label = input.isDash ? "stdin" : input.lastComponent.description
         let summary: StreamSummary
         do {
-            summary = try meter(source, settings: settings, limit: limit, sink: sink, cancellation: cancellation,
+            summary = try meter(source, settings: settings, limit: limit, sink: fullSink, cancellation: cancellation,
                                 progress: progress.isActive ? (progress, label) : nil)
         } catch is OutputClosed {
             return 0
@@ -122,6 +124,9 @@ extension AnalyzeCommand {
             throw PulsemeterError(.usage, "--format ansi is not allowed with many files: they give one NDJSON line each; drop --format")
         }
         _ = try MeterOptions.settings(a)  // option values checked once, before any file
+        if a.has("exec") {
+            throw PulsemeterError(.usage, "--exec runs with one input file (or stdin), not with many; run analyze once per file")
+        }
         Signals.installStopHandlers()  // a stop signal: the files so far, those cut short marked, exit 130
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)

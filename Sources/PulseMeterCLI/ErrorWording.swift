@@ -14,6 +14,7 @@ enum ErrorWording {
         case let e as RecordingError: return recording(e)
         case let e as InputError: return input(e)
         case let e as OutputError: return output(e)
+        case let e as NetworkStreamError: return stream(e)
         case let e as OSThread.StartError: return PulsemeterError(.io, "cannot start a thread for \(e.role): \(e.reason)")
         default: return nil
         }
@@ -98,6 +99,17 @@ enum ErrorWording {
         }
         let top = number((0.95 * Double(rate) / 2 * 10).rounded() / 10)
         return PulsemeterError(.usage, "\(given) is too low for bands from --fmin \(number(fmin)) Hz\(fminTyped ? "" : " (the default)") up to the default --fmax (0.95 x Nyquist: \(top) Hz); use --rate \(Int(2 * fmin / 0.95) + 1) or more, or a lower --fmin")
+    }
+
+    static func stream(_ e: NetworkStreamError) -> PulsemeterError {
+        switch e {
+        case .decoderMissing(let program, let reason):
+            return PulsemeterError(.unavailable, "--url reads network streams through ffmpeg, and \(program) cannot run (\(reason)); install ffmpeg")
+        case .cannotOpen(let url, let reason):
+            return PulsemeterError(.unavailable, "cannot open the stream \(url): \(reason)")
+        case .lost(let url, let reason):
+            return PulsemeterError(.io, "lost the stream \(url) (\(reason)); the recording holds every frame received before; use --reconnect to wait for it instead")
+        }
     }
 
     static func pulse(_ e: PulseError) -> PulsemeterError {

@@ -16,6 +16,12 @@ enum Help {
           --silence-db DB    silence: every channel's RMS below this      [-60]
           --silence-min SEC  ... for at least this long                   [2]
           --clip-db DB       a sample this loud counts as clipped   [the 16-bit rail]
+          --exec CMD         run /bin/sh -c CMD for every event, gap, file and device line:
+                             the line on its stdin, PULSEMETER_TYPE, _EVENT, _POS, _T,
+                             _SOURCE, _FILE in its environment; its output goes to stderr;
+                             at most 4 at once and 64 waiting (more are dropped, counted)
+          --exec-on LIST     only these lines run it: silence_start, silence_end, clip, gap,
+                             file, device (comma-separated; an event name implies --events)
     \(soundLevelOptions)
     \(loudnessOptions)
     """
@@ -129,6 +135,8 @@ enum Help {
 
         options:
           -d, --device NAME      source; @DEFAULT_MONITOR@ meters what is playing   [server default]
+              --url URL          a network stream instead (http, https, Icecast, HLS, rtsp: what
+                                 ffmpeg reads), decoded by ffmpeg at -r/-c   [48000 / 2]
         \(meterOptions)      --record FILE      also record every captured frame (container from the extension)
               --force            with --record: replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     with --record: the bit rate of .m4a/.aac, .opus and .mp3   [encoder's default]
@@ -146,6 +154,7 @@ enum Help {
           pulsemeter -d @DEFAULT_MONITOR@ --target -23
           pulsemeter -f ndjson --fps 10 | jq -c '.rms_db'
           pulsemeter -d @DEFAULT_MONITOR@ --events --loudness --listen 9100
+          pulsemeter --url http://radio.example:8000/live.mp3 --events --reconnect
 
         """,
         "record": """
@@ -162,6 +171,7 @@ enum Help {
 
         options:
           -d, --device NAME      source                                             [server default]
+              --url URL          record a network stream instead (decoded by ffmpeg)
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
               --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
               --no-history       no scrolling level history on the recording meter

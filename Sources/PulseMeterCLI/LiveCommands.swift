@@ -4,7 +4,7 @@ import MeterIO
 /// monitor, record and devices: the commands that capture from a PulseAudio server.
 enum LiveCommands {
     static let liveSpecs = MeterOptions.specs + [
-        OptionSpec("-d", "--device"), OptionSpec("--reconnect", value: false),
+        OptionSpec("-d", "--device"), OptionSpec("--url"), OptionSpec("--reconnect", value: false),
         OptionSpec("--force", value: false), OptionSpec("--floor"), OptionSpec("--no-history", value: false),
     ] + ListenOptions.specs
 
@@ -37,7 +37,8 @@ enum LiveCommands {
 
     /// monitor / record: live capture through the shared pipeline.
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
-        let given = a.string("rate") != nil && a.string("channels") != nil
+        let url = try streamURL(a)
+        let given = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
         let settings = try MeterOptions.settings(a, native: given ? (48000, 2) : nativeSpec(of: a.string("device")))
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
         let mode = try RecordingOptions.mode(a, rate: settings.rate)
@@ -51,6 +52,9 @@ enum LiveCommands {
         let sampleFormat = try RecordingOptions.sampleFormat(a)
         if sampleFormat != .s16 && record == nil {
             throw PulsemeterError(.usage, "--bits sets the sample format of a recording; add --record FILE")
+        }
+        if sampleFormat != .s16 && url != nil {
+            throw PulsemeterError(.usage, "--bits \(a.string("bits") ?? "") is for PulseAudio capture; a --url stream is decoded to 16-bit samples: drop --bits")
         }
         // An existing recording is never touched without --force: refused here, before the
         // server is asked anything (the recorder's O_EXCL open covers a file appearing
@@ -83,6 +87,7 @@ enum LiveCommands {
             try Signals.pauseOnSignals(pause)
             options.pause = pause
         }
+        options.url = url
         let session = try LiveMeterSession(options: options, cancellation: cancellation,
                                            continuations: Signals.continuations)
         var sink: any FrameSink
@@ -100,6 +105,8 @@ enum LiveCommands {
             // Ctrl-Z gives the terminal back and stops; fg takes it again and redraws.
             try Signals.handleJobControl(ansi!.screen.jobControl(afterContinue: { [session] in session.nudge() }))
         }
+        var hooks: HookRunner?
+        defer { hooks?.finish() }  // after the terminal is restored: waiting hooks run, within a grace period
         defer {
             if ansi != nil { Signals.endJobControl() }
             ansi?.restore()
@@ -120,13 +127,27 @@ enum LiveCommands {
             sink = FanOutSink([sink, HTTPSink(server: server!)])
         }
         defer { server?.finish() }
+        let (runner, fullSink) = try HookOptions.attach(a, to: sink, recording: mode == .single ? record?.string : nil)
+        hooks = runner
         let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
         do {
-            try session.run(sink: sink, transform: transform)
+            try session.run(sink: fullSink, transform: transform)
         } catch is OutputClosed {
             return 0
         }
         return 0
+    }
+
+    /// --url: the stream's address (no --device with it).
+    static func streamURL(_ a: ParsedArguments) throws(PulsemeterError) -> StreamURL? {
+        guard let text = a.string("url") else { return nil }
+        if a.has("device") {
+            throw PulsemeterError(.usage, "--url and --device do not go together: meter a network stream or a PulseAudio source")
+        }
+        guard let url = StreamURL(text) else {
+            throw PulsemeterError(.usage, "--url \(SafeText.terminal(text)) is not allowed: use a stream address such as http://radio.example:8000/live.mp3")
+        }
+        return url
     }
 
     /// The source's own rate and channels, the capture spec unless -r/-c say otherwise (a

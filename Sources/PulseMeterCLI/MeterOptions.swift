@@ -11,7 +11,7 @@ enum MeterOptions {
         OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
         OptionSpec("--clip-db"), OptionSpec("--octaves"), OptionSpec("--meter"), OptionSpec("--vu-ref"),
         OptionSpec("-h", "--help", value: false),
-    ] + loudnessSpecs + soundLevelSpecs
+    ] + loudnessSpecs + soundLevelSpecs + HookOptions.specs
 
     /// The sound level meter's options.
     static let soundLevelSpecs: [OptionSpec] = [
@@ -102,6 +102,7 @@ enum MeterOptions {
             s.vuReference = ref
         }
         s.events = try events(a)
+        _ = try HookOptions.kinds(a)
         try readLoudness(a, into: &s)
         try readSoundLevel(a, into: &s)
         return try validated(s, a)
@@ -123,8 +124,9 @@ enum MeterOptions {
     }
 
     /// --events and its thresholds; the thresholds alone are a mistake (they would do nothing).
+    /// `--exec-on` naming an event turns events on as --events does.
     static func events(_ a: ParsedArguments) throws(PulsemeterError) -> EventSettings? {
-        guard a.flag("events") else {
+        guard a.flag("events") || HookOptions.impliesEvents(a) else {
             for key in ["silence-db", "silence-min", "clip-db"] where a.has(key) {
                 throw PulsemeterError(.usage, "--\(key) sets a threshold of --events; add --events to get event lines")
             }

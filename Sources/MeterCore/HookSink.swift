@@ -1,0 +1,69 @@
+/// Turns the lines that hooks run for (`event`, `gap`, `file`; with `kinds` only those named)
+/// into `HookLine`s and hands each to `submit`, which must not block (the hook runner queues
+/// it). A sink beside the meter's output (`FanOutSink`), called on the analysis's thread.
+///
+/// The line given to the hook is the NDJSON line the run writes (the same encoder); the
+/// variables mirror its fields: PULSEMETER_TYPE its type, _EVENT its `event` (event and file
+/// lines), _POS its position, _T that position in seconds, _SOURCE the start line's source,
+/// _FILE the file of a `file` line, or the recording the line falls in.
+public final class HookSink: FrameSink {
+    private let kinds: Set<HookLine.Kind>
+    private let submit: (HookLine) -> Void
+    private var encoder = NDJSONEncoder()
+    private let number = JSONLineBuilder()
+    private var source = ""
+    private var rate = 1
+    /// The recording being written (a single file, given by the caller; split and trigger
+    /// files follow their `file` lines).
+    public var recordingFile: String?
+
+    public init(kinds: Set<HookLine.Kind> = Set(HookLine.Kind.allCases), submit: @escaping (HookLine) -> Void) {
+        self.kinds = kinds
+        self.submit = submit
+    }
+
+    public func start(_ info: StreamInfo) throws {
+        _ = encoder.start(info)  // the encoder learns the rate for `t`
+        source = info.source
+        rate = max(1, info.settings.rate)
+    }
+
+    public func frame(_ frame: MeterFrame) throws {
+        for e in frame.events { event(e, ts: frame.ts) }
+    }
+
+    public func gap(_ gap: StreamGap) throws {
+        guard kinds.contains(.gap) else { return }
+        hand(.gap, encoder.gap(gap), type: "gap", event: nil, pos: gap.pos, file: recordingFile)
+    }
+
+    public func file(_ event: RecordingFileEvent) throws {
+        if event.kind == .open { recordingFile = event.file }
+        if kinds.contains(.file) {
+            hand(.file, encoder.file(event), type: "file", event: event.kind == .open ? "open" : "close",
+                 pos: event.pos, file: event.file)
+        }
+        if event.kind == .close { recordingFile = nil }
+    }
+
+    public func end(_ summary: StreamSummary) throws {
+        for e in summary.events { event(e, ts: nil) }
+    }
+
+    private func event(_ e: MeterEvent, ts: Double?) {
+        guard let kind = HookLine.Kind(rawValue: e.name), kinds.contains(kind) else { return }
+        hand(kind, encoder.event(e, ts: ts), type: "event", event: e.name, pos: e.pos, file: recordingFile)
+    }
+
+    private func hand(_ kind: HookLine.Kind, _ line: [UInt8], type: String, event: String?, pos: Int, file: String?) {
+        let t = Double(pos) / Double(rate)
+        number.reset()
+        number.number(t, decimals: 5)
+        var env = ["TYPE": type, "POS": String(pos), "T": String(decoding: number.bytes, as: UTF8.self), "SOURCE": source]
+        if let event { env["EVENT"] = event }
+        if let file { env["FILE"] = file }
+        var named: [String: String] = [:]
+        for (k, v) in env { named[HookLine.variablePrefix + k] = v }
+        submit(HookLine(kind: kind, line: line, environment: named, t: t))
+    }
+}

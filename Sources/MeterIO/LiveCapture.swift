@@ -1,0 +1,38 @@
+import MeterCore
+
+/// What a live session's capture thread reads from: a PulseAudio record stream (`PulseStream`)
+/// or a network stream decoded by ffmpeg (`NetworkStream`). Both deliver interleaved s16 at
+/// the session's rate and channels, a blocking read at a time, and fail a read when the
+/// source is gone; the session reopens one the same way (`LiveOptions.openCapture`) when it
+/// reconnects.
+public protocol LiveCapture: AnyObject {
+    /// Fills `bytes` bytes at `buffer`; blocks until they are there; throws when the source is lost.
+    func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws
+    /// The name of what is captured, for the start line (nil: the session's fallback).
+    var captureName: String? { get }
+    /// Why the last read failed, in words.
+    var lastError: String { get }
+}
+
+extension PulseStream: LiveCapture {
+    public var captureName: String? { device }
+}
+
+extension LiveOptions {
+    /// Opens what the options name: the network stream (`url`) or the PulseAudio source
+    /// (`device`), reading in chunks of `fragmentFrames`.
+    func openCapture(fragmentFrames: Int) throws -> any LiveCapture {
+        let s = settings
+        if let url {
+            return try NetworkStream(url: url, rate: s.rate, channels: s.channels, ffmpeg: ffmpeg ?? "ffmpeg")
+        }
+        return try PulseStream(direction: .record, device: device, rate: s.rate, channels: s.channels,
+                               format: sampleFormat, fragmentFrames: fragmentFrames)
+    }
+
+    /// The error that ends a run whose source went away (without `reconnect`).
+    func lossError(source: String, reason: String) -> Error {
+        if let url { return NetworkStreamError.lost(url: url.shown, reason: url.redact(reason)) }
+        return PulseError.sourceLost(source: source, server: PulseStream.serverDescription, reason: reason)
+    }
+}

@@ -1,0 +1,76 @@
+import MeterCore
+import MeterIO
+
+/// `--exec CMD` and `--exec-on LIST` (monitor, record, analyze): a command run for the lines
+/// that say something happened, through `HookSink` (beside the meter's output) and
+/// `HookRunner` (the hook threads). Here: reading the options and wording what the runner
+/// reports.
+enum HookOptions {
+    static let specs = [OptionSpec("--exec"), OptionSpec("--exec-on")]
+
+    /// The kinds `--exec-on` names (all of them without it); nil without `--exec`.
+    static func kinds(_ a: ParsedArguments) throws(PulsemeterError) -> Set<HookLine.Kind>? {
+        guard let command = a.string("exec") else {
+            if a.has("exec-on") {
+                throw PulsemeterError(.usage, "--exec-on says which lines run the --exec command; add --exec CMD")
+            }
+            return nil
+        }
+        if command.allSatisfy({ $0 == " " || $0 == "\t" }) {
+            throw PulsemeterError(.usage, "--exec needs a command, run by /bin/sh -c with the line on its stdin")
+        }
+        guard let list = a.string("exec-on") else { return Set(HookLine.Kind.allCases) }
+        var kinds: Set<HookLine.Kind> = []
+        for word in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = String(word.filter { $0 != " " })
+            guard let kind = HookLine.Kind(rawValue: name) else {
+                let allowed = HookLine.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw PulsemeterError(.usage, "--exec-on \(SafeText.terminal(list)) is not allowed: use a comma-separated list of \(allowed)")
+            }
+            kinds.insert(kind)
+        }
+        return kinds
+    }
+
+    /// True when `--exec-on` names an event (`silence_start`, `silence_end`, `clip`): the run
+    /// detects events then, as `--events` asks.
+    static func impliesEvents(_ a: ParsedArguments) -> Bool {
+        guard a.has("exec"), let kinds = try? kinds(a) else { return false }
+        return a.has("exec-on") && kinds.contains(where: \.isEvent)
+    }
+
+    /// The hook runner and `sink` with the hook sink beside it (a `FanOutSink`), or nil and
+    /// `sink` itself without `--exec`. `recording` is a single recording's file name.
+    static func attach(_ a: ParsedArguments, to sink: any FrameSink, recording: String? = nil) throws -> (HookRunner?, any FrameSink) {
+        guard let kinds = try kinds(a), let command = a.string("exec") else { return (nil, sink) }
+        let runner = try HookRunner(command: command, report: { report in
+            switch report {
+            case .dropping:
+                CLI.warn("hooks are falling behind (at most \(HookRunner.maxRunning) run at once and \(HookRunner.maxWaiting) wait); the lines beyond that run no hook and are counted")
+            case .dropped(let n):
+                CLI.warn("\(n) line\(n == 1 ? "" : "s") ran no hook (too many at once)")
+            default:
+                CLI.error(word(report))
+            }
+        })
+        let hooks = HookSink(kinds: kinds, submit: { [runner] line in runner.submit(line) })
+        hooks.recordingFile = recording
+        return (runner, FanOutSink([sink, hooks]))
+    }
+
+    /// One stderr line about one hook.
+    static func word(_ report: HookRunner.Report) -> String {
+        func what(_ line: HookLine) -> String {
+            let name = line.kind.isEvent ? line.kind.rawValue : "\(line.kind.rawValue) line"
+            return "the hook for the \(name) at \(line.environment[HookLine.variablePrefix + "T"] ?? ErrorWording.number(line.t)) s"
+        }
+        switch report {
+        case .failed(let line, .exited(let status)): return "\(what(line)) exited with status \(status)"
+        case .failed(let line, .signalled(let sig)): return "\(what(line)) was killed by signal \(sig)"
+        case .ended(let line): return "\(what(line)) was still running at the end and was stopped"
+        case .couldNotStart(let line, let reason): return "\(what(line)) could not start \(HookRunner.shell): \(reason)"
+        case .dropping: return "hooks are falling behind"
+        case .dropped(let n): return "\(n) lines ran no hook"
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Testing
+@testable import MeterCore
+
+/// The lines hooks run for: exactly the run's event, gap and file lines (as NDJSON writes
+/// them), narrowed by the kinds, with the variables that mirror each line's fields.
+@Suite struct HookSinkTests {
+    static func settings() -> MeterSettings {
+        var s = MeterSettings()
+        s.rate = 8000
+        s.channels = 1
+        s.events = EventSettings()
+        return s
+    }
+
+    /// Feeds the same calls to an NDJSON sink and a hook sink through one fan-out; returns
+    /// the NDJSON lines and what the hook sink submitted.
+    static func run(kinds: Set<HookLine.Kind>, recording: String? = nil) throws -> (lines: [String], hooks: [HookLine]) {
+        final class Bytes: ByteOutput {
+            var text: [UInt8] = []
+            func write(_ bytes: [UInt8]) throws { text += bytes }
+        }
+        let out = Bytes()
+        var hooks: [HookLine] = []
+        let hookSink = HookSink(kinds: kinds) { hooks.append($0) }
+        hookSink.recordingFile = recording
+        let fan = FanOutSink([NDJSONSink(output: out), hookSink])
+        try fan.start(StreamInfo(source: "mic", settings: settings(), live: true))
+        var quiet = MeterFrame(pos: 8000, ts: 100.5, rmsDb: [-90], peakDb: [-90])
+        quiet.events = [MeterEvent(.silenceStart, pos: 4000)]
+        try fan.frame(quiet)
+        var loud = MeterFrame(pos: 16000, ts: 101.5, rmsDb: [-1], peakDb: [0])
+        loud.events = [MeterEvent(.silenceEnd(seconds: 1.25), pos: 14000), MeterEvent(.clip(channel: 0, samples: 3), pos: 16000)]
+        try fan.frame(loud)
+        try fan.gap(StreamGap(pos: 16000, startTs: 102, endTs: 103.5))
+        try fan.file(RecordingFileEvent(.open, file: "take-001.wav", pos: 16000, frames: 0))
+        var later = MeterFrame(pos: 24000, ts: 104, rmsDb: [-1], peakDb: [0])
+        later.events = [MeterEvent(.clip(channel: 0, samples: 1), pos: 24000)]
+        try fan.frame(later)
+        try fan.file(RecordingFileEvent(.close, file: "take-001.wav", pos: 24000, frames: 8000))
+        try fan.end(StreamSummary(pos: 26000, rate: 8000, rmsDb: [-3], peakDb: [0], events: [MeterEvent(.silenceStart, pos: 25000)]))
+        let lines = String(decoding: out.text, as: UTF8.self).split(separator: "\n").map { String($0) + "\n" }
+        return (lines, hooks)
+    }
+
+    @Test func everyEventGapAndFileLineRunsTheHookWithItsOwnLine() throws {
+        let (lines, hooks) = try Self.run(kinds: Set(HookLine.Kind.allCases))
+        let expected = lines.filter { l in ["\"event\"", "\"gap\"", "\"file\""].contains { l.hasPrefix("{\"type\":" + $0) } }
+        #expect(expected.count == 8)
+        #expect(hooks.map { String(decoding: $0.line, as: UTF8.self) } == expected)
+        #expect(hooks.map(\.kind) == [.silenceStart, .silenceEnd, .clip, .gap, .file, .clip, .file, .silenceStart])
+        for h in hooks { #expect(h.environment["PULSEMETER_SOURCE"] == "mic") }
+        let first = hooks[0].environment
+        #expect(first["PULSEMETER_TYPE"] == "event")
+        #expect(first["PULSEMETER_EVENT"] == "silence_start")
+        #expect(first["PULSEMETER_POS"] == "4000")
+        #expect(first["PULSEMETER_T"] == "0.5")
+        #expect(first["PULSEMETER_FILE"] == nil)
+        let gap = hooks[3].environment
+        #expect(gap["PULSEMETER_TYPE"] == "gap" && gap["PULSEMETER_EVENT"] == nil && gap["PULSEMETER_POS"] == "16000")
+        #expect(gap["PULSEMETER_T"] == "2.0")
+        let open = hooks[4].environment
+        #expect(open["PULSEMETER_TYPE"] == "file" && open["PULSEMETER_EVENT"] == "open" && open["PULSEMETER_FILE"] == "take-001.wav")
+        // An event inside a take names the take's file; after its close, none.
+        #expect(hooks[5].environment["PULSEMETER_FILE"] == "take-001.wav")
+        #expect(hooks[6].environment["PULSEMETER_EVENT"] == "close")
+        #expect(hooks[7].environment["PULSEMETER_FILE"] == nil)
+        #expect(hooks[7].t == 25000.0 / 8000)
+    }
+
+    @Test func kindsNarrowTheLinesAndASingleRecordingIsNamed() throws {
+        let (_, hooks) = try Self.run(kinds: [.clip, .gap], recording: "all.flac")
+        #expect(hooks.map(\.kind) == [.clip, .gap, .clip])
+        // The single recording, then (split/trigger lines aside) the file lines' own names.
+        #expect(hooks[0].environment["PULSEMETER_FILE"] == "all.flac")
+        #expect(hooks[2].environment["PULSEMETER_FILE"] == "take-001.wav")
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Glibc
+import MeterCore
+import Synchronization
+import Testing
+@testable import MeterIO
+
+/// The hook threads: the line on stdin and the variables in the environment, the bound on
+/// running and waiting hooks (the rest dropped and counted, submit never waiting), a failing
+/// hook reported with its status, and hooks still running at the end ended with everything
+/// they started (no orphans).
+@Suite struct HookRunnerTests {
+    final class Reports: Sendable {
+        let list = Mutex<[HookRunner.Report]>([])
+        var all: [HookRunner.Report] { list.withLock { $0 } }
+    }
+
+    static func line(_ n: Int, kind: HookLine.Kind = .clip) -> HookLine {
+        HookLine(kind: kind, line: Array("{\"type\":\"event\",\"n\":\(n)}\n".utf8),
+                 environment: ["PULSEMETER_POS": String(n), "PULSEMETER_EVENT": kind.rawValue], t: Double(n))
+    }
+
+    static func files(_ dir: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).sorted()
+    }
+
+    @Test func lineOnStdinVariablesInTheEnvironmentAndAFailureReported() throws {
+        let dir = try SoundFileFixture.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        setenv("PULSEMETER_FILE", "inherited", 1)  // never passed on to a hook
+        defer { unsetenv("PULSEMETER_FILE") }
+        let reports = Reports()
+        let runner = try HookRunner(command: "{ cat; echo \"$PULSEMETER_EVENT $PULSEMETER_POS ${PULSEMETER_FILE-unset}\"; } > '\(dir.path)'/$PULSEMETER_POS; [ $PULSEMETER_POS != 2 ] || exit 7") { r in
+            reports.list.withLock { $0.append(r) }
+        }
+        for n in 1...3 { runner.submit(Self.line(n)) }
+        runner.finish(grace: 20)
+        #expect(Self.files(dir) == ["1", "2", "3"])
+        for n in 1...3 {
+            let text = try String(contentsOf: dir.appendingPathComponent(String(n)), encoding: .utf8)
+            #expect(text == "{\"type\":\"event\",\"n\":\(n)}\nclip \(n) unset\n")
+        }
+        let failures = reports.all.compactMap { r -> (Double, ChildProcess.Termination)? in
+            if case .failed(let l, let t) = r { return (l.t, t) }
+            return nil
+        }
+        #expect(failures.count == 1)
+        #expect(failures.first?.0 == 2 && failures.first?.1 == .exited(7))
+        #expect(reports.all.count == 1)
+    }
+
+    @Test func atMostFourRunAndSixtyFourWaitTheRestAreDroppedAndCounted() throws {
+        let dir = try SoundFileFixture.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Every hook records itself, then blocks on a lock this test holds (flock(1) waits in
+        // the kernel): none can finish before every line has been submitted.
+        let lock = dir.appendingPathComponent("lock").path
+        let fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #expect(fd >= 0)
+        #expect(flock(fd, LOCK_EX) == 0)
+        let reports = Reports()
+        let runner = try HookRunner(command: ": > '\(dir.path)'/run-$PULSEMETER_POS; flock '\(lock)' true") { r in
+            reports.list.withLock { $0.append(r) }
+        }
+        let t0 = monotonicSeconds()
+        for n in 1...200 { runner.submit(Self.line(n)) }
+        let submitSeconds = monotonicSeconds() - t0
+        let dropped = runner.droppedCount
+        // 64 wait; at most 4 were taken off the queue before the last submit.
+        #expect((132...136).contains(dropped))
+        #expect(submitSeconds < 0.5, "submit must never wait for a hook")
+        flock(fd, LOCK_UN)
+        close(fd)
+        runner.finish(grace: 60)
+        let ran = Self.files(dir).filter { $0.hasPrefix("run-") }.count
+        #expect(ran == 200 - dropped)
+        var dropping = 0, total: [Int] = []
+        for r in reports.all {
+            if case .dropping = r { dropping += 1 }
+            if case .dropped(let n) = r { total.append(n) }
+        }
+        #expect(dropping == 1)
+        #expect(total == [dropped])
+    }
+
+    @Test func hooksStillRunningAtTheEndAreEndedWithWhatTheyStarted() throws {
+        let dir = try SoundFileFixture.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let reports = Reports()
+        // The shell writes its pid (its process group) and waits on a sleep it started.
+        let runner = try HookRunner(command: "echo $$ > '\(dir.path)'/pid-$PULSEMETER_POS; sleep 60; echo late > '\(dir.path)'/late") { r in
+            reports.list.withLock { $0.append(r) }
+        }
+        for n in 1...6 { runner.submit(Self.line(n)) }
+        // Wait until the first four run (the other two wait).
+        let deadline = monotonicSeconds() + 20
+        while Self.files(dir).count < 4 && monotonicSeconds() < deadline { usleep(10_000) }
+        #expect(Self.files(dir).count == 4)
+        let t0 = monotonicSeconds()
+        runner.finish(grace: 0.3, kill: 1)
+        #expect(monotonicSeconds() - t0 < 5)
+        let groups = try Self.files(dir).map { name in
+            try #require(pid_t(try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+        #expect(groups.count == 4)
+        for g in groups { #expect(try Self.processes(inGroup: g).isEmpty, "group \(g) outlived the runner") }
+        var ended = 0, dropped: [Int] = []
+        for r in reports.all {
+            if case .ended = r { ended += 1 }
+            if case .dropped(let n) = r { dropped.append(n) }
+        }
+        #expect(ended == 4)
+        #expect(dropped == [2])  // the two that never started
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("late").path))
+    }
+
+    /// Live processes (not zombies) whose process group is `pgid`, as ps(1) lists them.
+    static func processes(inGroup pgid: pid_t) throws -> [String] {
+        let ps = try ChildProcess(executable: try #require(ChildProcess.find("ps")), arguments: ["-e", "-o", "pgid=,stat="],
+                                  stdin: .null, stdout: .pipe)
+        let rows = ChildProcessTests.readAll(ps).split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(ps.wait() == .exited(0))
+        return rows.filter { $0.count == 2 && pid_t($0[0]) == pgid && !$0[1].hasPrefix("Z") }.map { $0.joined(separator: " ") }
+    }
+}
