@@ -8,9 +8,11 @@ public final class HTTPSink: FrameSink, LiveStatusSink {
     private let lines = LineCollector()
     private let ndjson: NDJSONSink
 
-    public init(server: MonitorHTTPServer) {
+    /// `levelFloorDb`: the floor of the frames' `level`, as the run's own NDJSON has it, so
+    /// /events carries exactly the lines `-f ndjson` prints.
+    public init(server: MonitorHTTPServer, levelFloorDb: Double? = nil) {
         self.server = server
-        ndjson = NDJSONSink(output: lines)
+        ndjson = NDJSONSink(output: lines, levelFloorDb: levelFloorDb)
     }
 
     public func start(_ info: StreamInfo) throws {

@@ -124,7 +124,7 @@ enum LiveCommands {
             } catch {
                 throw ListenOptions.unavailable(error)
             }
-            sink = FanOutSink([sink, HTTPSink(server: server!)])
+            sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor)])
         }
         defer { server?.finish() }
         let (runner, fullSink) = try HookOptions.attach(a, to: sink, recording: mode == .single ? record?.string : nil)
