@@ -95,7 +95,17 @@ extension LiveSuite {
             defer { m.stop() }
             let steady = try m.steadyFrame()
 
-            let metrics = try HTTP.request(port: m.port, "/metrics")
+            // stdout gets each frame just before the HTTP side does: wait for the server to
+            // have this one (a condition, not a sleep).
+            let deadline = monotonic() + 5
+            var metrics = try HTTP.request(port: m.port, "/metrics")
+            let feed = "source=\"\(server.feedSource)\""
+            while (Self.value("pulsemeter_rms_dbfs{\(feed),channel=\"0\"}", in: metrics.text) == nil
+                   || (Self.value("pulsemeter_frames_total{\(feed)}", in: metrics.text) ?? 0) < Double(steady.int("pos") ?? 1))
+                    && monotonic() < deadline {
+                _ = m.drain()
+                metrics = try HTTP.request(port: m.port, "/metrics")
+            }
             #expect(metrics.status == 200)
             #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
             let check = try Self.runWithInput(["promtool", "check", "metrics"], input: metrics.body)
