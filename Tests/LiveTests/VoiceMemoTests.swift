@@ -441,12 +441,14 @@ extension LiveSuite {
             _ = try JobControl.waitFor(tmux, "h") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
             let feeder = server.startFeeding(input, speed: 1)
             defer { server.stopFeeding(feeder) }
-            // The strip: the row after the scale, vertical blocks filling in from the right.
+            // The strip: a row below the scale (after the correlation bar, for stereo) of
+            // vertical blocks filling in from the right.
             let blocks = Set("▁▂▃▄▅▆▇█")
             func strip(_ rows: [String]) -> String? {
-                guard let scale = rows.firstIndex(where: { $0.contains("-60") && $0.contains("-20") }), scale + 1 < rows.count else { return nil }
-                let row = rows[scale + 1]
-                return row.contains(where: { blocks.contains($0) }) ? row : nil
+                guard let scale = rows.firstIndex(where: { $0.contains("-60") && $0.contains("-20") }) else { return nil }
+                return rows.dropFirst(scale + 1).prefix(2).first { row in
+                    !row.hasPrefix("corr") && row.contains(where: { blocks.contains($0) })
+                }
             }
             let rows = try JobControl.waitFor(tmux, "h", timeout: 15) { rows, _ in
                 (JobControl.recordedSeconds(rows) ?? 0) >= 2 && (hidden || (strip(rows)?.filter { blocks.contains($0) }.count ?? 0) >= 40)
