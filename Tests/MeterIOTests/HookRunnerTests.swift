@@ -62,13 +62,12 @@ import Testing
         let runner = try HookRunner(command: ": > '\(dir.path)'/run-$PULSEMETER_POS; flock '\(lock)' true") { r in
             reports.list.withLock { $0.append(r) }
         }
-        let t0 = monotonicSeconds()
+        // Every hook blocks on the lock this test holds, so 200 submits returning at all, and
+        // with exactly the overflow counted, shows that submit never waits for a hook.
         for n in 1...200 { runner.submit(Self.line(n)) }
-        let submitSeconds = monotonicSeconds() - t0
         let dropped = runner.droppedCount
         // 64 wait; at most 4 were taken off the queue before the last submit.
         #expect((132...136).contains(dropped))
-        #expect(submitSeconds < 0.5, "submit must never wait for a hook")
         flock(fd, LOCK_UN)
         close(fd)
         runner.finish(grace: 60)
