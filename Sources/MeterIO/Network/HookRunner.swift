@@ -18,7 +18,7 @@ import Synchronization
 ///   pulsemeter alone, which then ends them itself).
 ///
 /// Thread-safety invariant for `@unchecked Sendable`: every mutable field is inside `state`
-/// (a Mutex); a running `ChildProcess` is reaped only by its worker, after it has left
+/// (a `Locked`); a running `ChildProcess` is reaped only by its worker, after it has left
 /// `state.running`, so `finish` signals only children that are not yet reaped.
 public final class HookRunner: @unchecked Sendable {
     public static let maxRunning = 4
@@ -33,9 +33,11 @@ public final class HookRunner: @unchecked Sendable {
         case ended(HookLine)
         /// `/bin/sh` could not be started for `line`.
         case couldNotStart(HookLine, reason: String)
-        /// The first line dropped because `maxRunning` run and `maxWaiting` wait (said once).
+        /// The first line dropped because `maxRunning` run and `maxWaiting` wait. A run reports
+        /// dropping once: this, or at the end `dropped`.
         case dropping
-        /// At the end: how many lines were dropped in all (when any were).
+        /// At the end: how many lines were dropped, when none was dropped before the end (those
+        /// still waiting when the grace period ran out).
         case dropped(Int)
     }
 
@@ -50,11 +52,12 @@ public final class HookRunner: @unchecked Sendable {
         var nextID = 0
         var dropped = 0
         var dropWarningDue = false
+        var warned = false   // `dropping` was due: the end says nothing more
         var closing = false  // no more lines (finish was called)
         var stopped = false  // the grace period is over: start nothing, end what runs
         var waitingCount: Int { waiting.count - head }
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let work = Wakeup()       // one post per queued line (and wake-ups to leave)
     private let progress = Wakeup()   // posted when a hook ends or a worker leaves
     private let workersLeft = Atomic<Int>(0)
@@ -83,7 +86,7 @@ public final class HookRunner: @unchecked Sendable {
             guard !s.closing else { return false }
             guard s.waitingCount < Self.maxWaiting else {
                 s.dropped += 1
-                if s.dropped == 1 { s.dropWarningDue = true }
+                if s.dropped == 1 { s.dropWarningDue = true; s.warned = true }
                 return s.dropped == 1  // wake a worker to say so
             }
             if s.head > 64 {
@@ -115,8 +118,8 @@ public final class HookRunner: @unchecked Sendable {
             signalRunning(SIGKILL, stopping: false)
             while !idle() { progress.wait(seconds: 0.1) }
         }
-        let dropped = state.withLock { $0.dropped }
-        if dropped > 0 { report(.dropped(dropped)) }
+        let (dropped, warned) = state.withLock { ($0.dropped, $0.warned) }
+        if dropped > 0 && !warned { report(.dropped(dropped)) }
     }
 
     private func signalRunning(_ sig: Int32, stopping: Bool) {

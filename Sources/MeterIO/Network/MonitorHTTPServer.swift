@@ -1,6 +1,5 @@
 import Glibc
 import MeterCore
-import Synchronization
 
 /// What the session can tell the server about the run beyond its lines.
 public struct LiveProgress: Sendable {
@@ -27,7 +26,7 @@ public struct LiveProgress: Sendable {
 /// connections at once get 503.
 ///
 /// Thread-safety invariant for `@unchecked Sendable`: all shared mutable state is in
-/// `shared` (a Mutex); `daemon` is set once in `init`; the rest is immutable.
+/// `shared` (a `Locked`); `daemon` is set once in `init`; the rest is immutable.
 public final class MonitorHTTPServer: @unchecked Sendable {
     public static let maxClients = 64
     public static let maxLagSeconds = 2.0
@@ -55,7 +54,7 @@ public final class MonitorHTTPServer: @unchecked Sendable {
 
     public let host: String
     public let port: Int
-    fileprivate let shared: Mutex<Shared>
+    fileprivate let shared: Locked<Shared>
     private var daemon: MicroHTTPDaemon?
     private let progress: @Sendable () -> LiveProgress
     private let tickerDone = Wakeup()
@@ -66,7 +65,7 @@ public final class MonitorHTTPServer: @unchecked Sendable {
                 progress: @escaping @Sendable () -> LiveProgress) throws(ListeningSocket.Failure) {
         host = socket.host
         port = socket.port
-        shared = Mutex(Shared(state: MonitorState(recording: recording)))
+        shared = Locked(Shared(state: MonitorState(recording: recording)))
         self.progress = progress
         daemon = try MicroHTTPDaemon(socket: socket, connectionLimit: Self.maxClients + 16, idleTimeoutSeconds: 30) {
             [unowned self] request in respond(to: request)

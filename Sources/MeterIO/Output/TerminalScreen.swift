@@ -1,6 +1,5 @@
 import Glibc
 import MeterCore
-import Synchronization
 
 /// A full-screen view's hold on the terminal (the live meter, `play`): the alternate screen,
 /// the hidden cursor and, for a view that reads keys, the keyboard in raw mode.
@@ -25,7 +24,7 @@ public final class TerminalScreen: Sendable {
         var keyboard: termios?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let output: FileDescriptorOutput
     private let readsKeys: Bool
 

@@ -46,7 +46,7 @@ enum HookOptions {
         let runner = try HookRunner(command: command, report: { report in
             switch report {
             case .dropping:
-                CLI.warn("hooks are falling behind (at most \(HookRunner.maxRunning) run at once and \(HookRunner.maxWaiting) wait); the lines beyond that run no hook and are counted")
+                CLI.warn("hooks are falling behind (at most \(HookRunner.maxRunning) run at once and \(HookRunner.maxWaiting) wait): the lines beyond that run no hook")
             case .dropped(let n):
                 CLI.warn("\(n) line\(n == 1 ? "" : "s") ran no hook (too many at once)")
             default:

@@ -1,0 +1,31 @@
+import Glibc
+
+/// A value that several threads share, reached only under a `pthread_mutex_t`
+/// (`pthread_mutex_lock` / `pthread_mutex_unlock`). The one lock of MeterIO's shared state
+/// (the hook runner, the monitoring server, the terminal screen): a pthread mutex rather than
+/// Synchronization's `Mutex`, whose futex ThreadSanitizer does not see, so that under
+/// `--sanitize=thread` every access the lock guards is checked instead of reported as a race.
+///
+/// Thread-safety invariant for `@unchecked Sendable`: `value` is read and written only inside
+/// `withLock`, between the lock and the unlock.
+public final class Locked<Value>: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var value: Value
+
+    public init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` on the value with the lock held; keep it to a few assignments.
+    public func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
