@@ -64,7 +64,9 @@ extension LiveSuite {
         /// The containers that hold each `--bits` format.
         static let bitsCases: [(bits: String, ext: String)] =
             ["wav", "flac", "aiff", "caf", "w64", "rf64", "au"].map { ("24", $0) }
-            + ["wav", "aiff", "caf", "w64", "rf64", "au"].flatMap { [("32", $0), ("float", $0)] }
+            // 32-bit and float take the same writer path in every container: one little- and
+            // one big-endian container prove them.
+            + ["wav", "aiff"].flatMap { [("32", $0), ("float", $0)] }
 
         @Test("record --bits: the file holds the captured samples bit for bit, as libsndfile and ffmpeg read it",
               arguments: bitsCases)
