@@ -1,4 +1,4 @@
-/// dB conversions with the contract's bounds: every value is finite and at least -160.0.
+/// dB conversions with the bounds README.md "Levels: exact definitions" states: every value is finite and at least -160.0.
 public enum Decibels {
     /// The lowest value ever reported; digital silence reads exactly this.
     public static let floor: Double = -160.0

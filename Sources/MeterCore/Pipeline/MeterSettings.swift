@@ -1,5 +1,5 @@
-/// What the meter measures: the capture spec and the analysis parameters of CONTRACT.md,
-/// with the derived sample counts (`hop`, `window`) computed once.
+/// What the meter measures: the capture spec and the analysis parameters (README.md "Commands
+/// and options"), with the derived sample counts (`hop`, `window`) computed once.
 public struct MeterSettings: Sendable, Equatable {
     public var rate: Int
     public var channels: Int

@@ -3,7 +3,7 @@ import MeterIO
 
 /// Words the typed errors of MeterCore and MeterIO for the user: one line saying what went
 /// wrong and what to do, naming this command line's options and commands (the layers below
-/// never do), with the exit code the contract assigns.
+/// never do), with its exit code (README.md "Exit codes").
 enum ErrorWording {
     /// The user-facing error for `error`, or nil when it is none of the typed errors.
     static func userError(_ error: Error) -> PulsemeterError? {
