@@ -37,11 +37,13 @@ let package = Package(
         .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW", "CMicroHTTPD"]),
         .target(name: "PulseMeterCLI", dependencies: ["MeterCore", "MeterIO"]),
         .executableTarget(name: "pulsemeter", dependencies: ["PulseMeterCLI"]),
+        // The tests' one way of waiting for a condition (shared by the test targets below).
+        .target(name: "Waiting", path: "Tests/Waiting"),
         .testTarget(name: "MeterCoreTests", dependencies: ["MeterCore"]),
-        .testTarget(name: "MeterIOTests", dependencies: ["MeterIO", "MeterCore", "CEBUR128"]),
-        .testTarget(name: "PulseMeterCLITests", dependencies: ["PulseMeterCLI", "MeterIO", "MeterCore"]),
+        .testTarget(name: "MeterIOTests", dependencies: ["MeterIO", "MeterCore", "CEBUR128", "Waiting"]),
+        .testTarget(name: "PulseMeterCLITests", dependencies: ["PulseMeterCLI", "MeterIO", "MeterCore", "Waiting"]),
         // Against a real private PulseAudio (scripts/pulse-private); fail, never skip, without one.
-        .testTarget(name: "LiveTests", dependencies: ["MeterIO", "MeterCore", "CSndFile"]),
+        .testTarget(name: "LiveTests", dependencies: ["MeterIO", "MeterCore", "CSndFile", "Waiting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
-    /// Issue 14: m4a/AAC recorded through an ffmpeg encoder process.
+    /// m4a/AAC recorded through an ffmpeg encoder process.
     @Suite("m4a and aac through ffmpeg")
     struct AACRecording {
         /// ffprobe's view of a file: codec, rate, channels, duration, bit rate.
@@ -128,13 +129,8 @@ extension LiveSuite {
             #expect(err.contains("ffmpeg") && err.contains("signal 9"), "\(err)")
             for file in [a, b] {
                 // The orphaned encoder of a finishes on its own once its input ends.
-                var got = 0
-                let deadline = monotonic() + 10
-                repeat {
-                    got = try Self.decodeMono(file, rate: 12000).samples.count
-                    if got >= 12000 { break }
-                    usleep(200_000)
-                } while monotonic() < deadline
+                let got = try Wait.value(timeout: 10, interval: 0.2, { try Self.decodeMono(file, rate: 12000).samples.count },
+                                         until: { $0 >= 12000 })
                 #expect(got >= 12000, "\(file): ffmpeg decodes \(got) frames, want at least 1 s")
             }
         }

@@ -1,17 +1,17 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
-    /// Issue 8 §1: every container `record` offers, recorded from the pipe source and read back
+    /// Every container `record` offers, recorded from the pipe source and read back
     /// by ffmpeg and by pulsemeter, whole and after SIGKILL. All containers record at once
     /// (one record stream each on the same pipe source), so the suite pays for one recording.
     @Suite("every container record offers")
     struct Containers {
         static let lossless: Set<String> = ["wav", "flac", "aiff", "aif", "caf", "au", "w64", "rf64"]
         static let lossy: Set<String> = ["ogg", "oga", "opus", "mp3", "m4a", "aac"]
-        /// Encoded by ffmpeg (issue 14). pulsemeter decodes them through ffmpeg once issue 13
-        /// item 7 is in; until then only ffmpeg reads them back here (`pulsemeterReadsAAC`).
+        /// Encoded by ffmpeg; whether pulsemeter reads them back too is `pulsemeterReadsAAC`.
         static let throughFFmpeg: Set<String> = ["m4a", "aac"]
 
         /// Whether this pulsemeter decodes m4a (asked of a file ffmpeg itself wrote).
@@ -195,8 +195,7 @@ extension LiveSuite {
 /// Waits until ffmpeg decodes at least `frames` frames of `path` (a file an orphaned encoder
 /// is still finishing), or `timeout` s.
 func waitUntilDecodable(_ path: String, frames: Int, timeout: Double) throws {
-    let deadline = monotonic() + timeout
-    while try decodeWithFFmpeg(path).samples.count / 2 < frames && monotonic() < deadline { usleep(200_000) }
+    try Wait.until(timeout: timeout, interval: 0.2) { try decodeWithFFmpeg(path).samples.count / 2 >= frames }
 }
 
 /// ffmpeg's decoding of a file as 48 kHz stereo s16 (`ffmpeg -v error`), with its stderr.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
     /// scripts/run with no reachable server starts a private PulseAudio playing a test signal;
@@ -76,11 +77,8 @@ extension LiveSuite {
                         + "echo $? > '\(status)'; exec sleep 600")
 
             // The meter shows the demo's signal.
-            let deadline = monotonic() + 30
-            var rows = try tmux.rows("demo")
-            while !(TerminalMeter.levels(rows).count == 2 && TerminalMeter.levels(rows).contains { $0 > -60 }) && monotonic() < deadline {
-                usleep(200_000)
-                rows = try tmux.rows("demo")
+            let rows = try tmux.waitFor("demo", timeout: 30) { rows in
+                TerminalMeter.levels(rows).count == 2 && TerminalMeter.levels(rows).contains { $0 > -60 }
             }
             #expect(TerminalMeter.levels(rows).contains { $0 > -60 }, "the demo signal on the meter: \(rows.filter { !$0.isEmpty })")
             let demos = try FileManager.default.contentsOfDirectory(atPath: tmp).filter { $0.hasPrefix("pulsemeter-demo.") }
@@ -88,10 +86,7 @@ extension LiveSuite {
             #expect(!Self.processes(mentioning: tmp).isEmpty, "the demo server and player are running")
 
             try tmux("send-keys", "-t", "demo", "C-c")
-            let stopBy = monotonic() + 15
-            while !FileManager.default.fileExists(atPath: status) && monotonic() < stopBy { usleep(50_000) }
-            usleep(100_000)
-            let code = (try? String(contentsOfFile: status, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            let code = Wait.statusFile(status, timeout: 15)
             let screen = try tmux.rows("demo").filter { !$0.isEmpty }
             #expect(code == "0", "scripts/run's exit status after Ctrl-C: \(code ?? "none"); screen: \(screen)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty, "left behind in TMPDIR")

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
     @Suite("devices")
@@ -135,13 +136,10 @@ extension LiveSuite {
             #expect(load.status == 0, "\(load.stderr)")
             defer { _ = try? run(["pactl", "unload-module", module], env: server.environment) }
             // The source's spec as pactl reports it (PipeWire creates the node a moment later).
-            var spec = ""
-            let deadline = monotonic() + 5
-            while spec.isEmpty && monotonic() < deadline {
+            let spec = try Wait.value(timeout: 5, interval: 0.1, {
                 let short = try run(["pactl", "list", "short", "sources"], env: server.environment).stdout
-                spec = short.split(separator: "\n").first { $0.contains("mono16.monitor") }.map(String.init) ?? ""
-                if spec.isEmpty { usleep(100_000) }
-            }
+                return short.split(separator: "\n").first { $0.contains("mono16.monitor") }.map(String.init) ?? ""
+            }, until: { !$0.isEmpty })
             #expect(spec.contains("1ch 16000Hz"), "pactl: \(spec)")
 
             // A -12 dBFS RMS tone into the sink, for the whole run.
@@ -150,7 +148,7 @@ extension LiveSuite {
             let tone = (0..<frames).map { Int16(a * sin(2 * Double.pi * 330 * Double($0) / 16000)) }
             let player = try server.play(tone, into: "mono16", rate: 16000, channels: 1, dir: dir)
             defer { player.kill() }
-            usleep(500_000)
+            #expect(try Wait.hearing("mono16.monitor", above: -30, server: server), "the tone is flowing")
 
             let p = try pulsemeter(["monitor", "-d", "mono16.monitor", "-f", "ndjson", "--duration", "1"], server: server)
             let lines = try parseLines(p.readToEnd(timeout: 15))
@@ -186,7 +184,7 @@ extension LiveSuite {
             let defaultSource = try #require(info["Default Source"])
             let expected = name == "@DEFAULT_SOURCE@" ? defaultSource : defaultSink + ".monitor"
             let hearsTone = expected == "vsink.monitor"
-            usleep(500_000)  // the tone is flowing
+            #expect(try Wait.hearing("vsink.monitor", above: -30, server: server), "the tone is flowing")
             let p = try pulsemeter(["monitor", "-d", name, "-f", "ndjson", "--duration", "1"], server: server)
             let lines = try parseLines(p.readToEnd(timeout: 20))
             #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
@@ -200,7 +198,7 @@ extension LiveSuite {
         }
     }
 
-    /// Issue 4: failures give one `pulsemeter: ` line and the contract's exit code.
+    /// Failures give one `pulsemeter: ` line and the exit code README.md "Exit codes" gives.
     @Suite("errors and exit codes")
     struct Errors {
         @Test("no server: exit 69 within seconds, one line naming the server, nothing created",

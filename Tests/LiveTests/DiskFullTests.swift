@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 extension LiveSuite {
-    /// Issue 4, item 8: the disk fills up while recording. A 512 KiB tmpfs of our own holds
+    /// The disk fills up while recording. A 512 KiB tmpfs of our own holds
     /// about 2.7 s of 48 kHz stereo s16; the feed is longer.
     @Suite("disk full")
     struct DiskFull {

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 extension LiveSuite {
-    /// Issue 11: `--events` live gives the same event lines as `analyze` of the same samples
+    /// `--events` live gives the same event lines as `analyze` of the same samples
     /// (the recorded file: on PipeWire zeros, the input, zeros; see `fedAudioProblem`).
     @Suite("events")
     struct Events {

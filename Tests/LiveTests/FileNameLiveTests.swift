@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 extension LiveSuite {
-    /// Issue 15: play and record take file names as bytes (not UTF-8, a newline, a quote, an
+    /// Play and record take file names as bytes (not UTF-8, a newline, a quote, an
     /// escape sequence, a leading `-`), and JSON carries them as valid strings.
     @Suite("file names are bytes (play, record)")
     struct FileNames {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
     /// `--exec` on a live run: hooks that take their time never delay the frames, and a stop
@@ -47,8 +48,7 @@ extension LiveSuite {
             func groupsNoted() -> [pid_t] {
                 ((try? String(contentsOfFile: dir + "/groups", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { pid_t($0) }
             }
-            let deadline = monotonic() + 10
-            while groupsNoted().count < min(events.count, 4) && monotonic() < deadline { usleep(10_000) }
+            Wait.until(timeout: 10, interval: 0.01) { groupsNoted().count >= min(events.count, 4) }
             let groups = groupsNoted()
             #expect(groups.count == min(events.count, 4))
             for g in groups { #expect(!processes(inGroup: g).isEmpty, "hook group \(g) is not running") }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Waiting
 
 /// A private Icecast server (Debian icecast2) for the `--url` tests: its own config on a free
 /// localhost port, its own log directory, running as the package's icecast2 user (Icecast
@@ -50,14 +51,10 @@ final class IcecastServer: @unchecked Sendable {
             throw LiveSetupError("/usr/bin/icecast2 is missing; scripts/setup installs Debian's icecast2")
         }
         process = try Subprocess(["/usr/bin/icecast2", "-c", dir + "/icecast.xml"])
-        let deadline = monotonic() + 15
-        while !Self.accepts(port) {
-            guard monotonic() < deadline, process.isRunning else {
-                let errors = (try? String(contentsOfFile: log + "/error.log", encoding: .utf8)) ?? ""
-                process.kill()
-                throw LiveSetupError("icecast2 did not start on port \(port): \(process.stderrText) \(errors.suffix(500))")
-            }
-            usleep(20_000)
+        guard Wait.until(timeout: 15, interval: 0.02, { Self.accepts(port) || !process.isRunning }), Self.accepts(port) else {
+            let errors = (try? String(contentsOfFile: log + "/error.log", encoding: .utf8)) ?? ""
+            process.kill()
+            throw LiveSetupError("icecast2 did not start on port \(port): \(process.stderrText) \(errors.suffix(500))")
         }
     }
 
@@ -84,13 +81,10 @@ final class IcecastServer: @unchecked Sendable {
     /// Waits until a source has logged in at `mount` `count` times in all (the error log says
     /// so as the server takes it).
     func waitForSource(_ mount: String, count: Int = 1, timeout: Double = 30) -> Bool {
-        let deadline = monotonic() + timeout
-        while monotonic() < deadline {
+        Wait.until(timeout: timeout) {
             let log = (try? String(contentsOfFile: dir + "/log/error.log", encoding: .utf8)) ?? ""
-            if log.components(separatedBy: "Source logging in at mountpoint \"\(mount)\"").count - 1 >= count { return true }
-            usleep(50_000)
+            return log.components(separatedBy: "Source logging in at mountpoint \"\(mount)\"").count - 1 >= count
         }
-        return false
     }
 
     /// The end of the server's error log, for a failure's message.

@@ -4,6 +4,7 @@ import MeterCore
 import MeterIO
 import Synchronization
 import Testing
+import Waiting
 
 extension LiveSuite {
     /// LiveMeterSession and PlaybackSession run inside the test process (not as a subprocess),
@@ -11,12 +12,16 @@ extension LiveSuite {
     /// and cancellation against the real private server.
     @Suite("sessions in process")
     struct InProcess {
-        /// Collects frames on the analysis thread; read after `run` returns.
+        /// Collects frames on the analysis thread; read after `run` returns (`count` meanwhile).
         final class Collect: FrameSink, @unchecked Sendable {
             var frames: [MeterFrame] = []
             var summary: StreamSummary?
+            let count = Atomic<Int>(0)
             func start(_ info: StreamInfo) throws {}
-            func frame(_ frame: MeterFrame) throws { frames.append(frame) }
+            func frame(_ frame: MeterFrame) throws {
+                frames.append(frame)
+                count.add(1, ordering: .releasing)
+            }
             func end(_ summary: StreamSummary) throws { self.summary = summary }
         }
 
@@ -60,14 +65,13 @@ extension LiveSuite {
                 device: server.feedSource, settings: MeterSettings(fps: 30)), cancellation: cancellation)
             let feeder = server.startFeeding(TestSignal.make(frames: 48000 * 5, seed: 8), speed: 1)
             defer { server.stopFeeding(feeder) }
+            let sink = Collect()
             let canceller = Thread {
-                while feeder.framesWritten < 24000 { usleep(10_000) }
-                // PipeWire's pacat takes the first seconds into its pipe at once: let audio flow.
-                if !server.alignedFeed { usleep(500_000) }
+                // Half a second metered (15 frames at 30 fps): the run is under way.
+                Wait.until(timeout: 20, interval: 0.01) { sink.count.load(ordering: .acquiring) >= 15 }
                 cancellation.cancel()
             }
             canceller.start()
-            let sink = Collect()
             let summary = try session.run(sink: sink, transform: nil)
             #expect(summary.pos > 0 && summary.pos < 48000 * 10)
             #expect(sink.summary != nil)

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
     /// Job control: Ctrl-Z gives the terminal back and stops, fg takes it again; what the
@@ -15,31 +16,11 @@ extension LiveSuite {
                      "env PS1='$ ' bash --norc --noprofile -i")
         }
 
-        /// Polls the pane until `ok` holds (or `timeout` passes); returns the last rows seen.
-        static func waitFor(_ tmux: Tmux, _ name: String, timeout: Double = 10,
-                            _ ok: ([String], (cursor: String, alternate: String)) -> Bool) throws -> [String] {
-            let deadline = monotonic() + timeout
-            while true {
-                let rows = try tmux.rows(name), flags = try tmux.flags(name)
-                if ok(rows, flags) || monotonic() > deadline { return rows }
-                usleep(50_000)
-            }
-        }
-
         /// The exit status of the pane shell's last command (`echo $?` into a file in `dir`).
         static func lastStatus(_ tmux: Tmux, _ name: String, dir: String) throws -> String? {
             let status = dir + "/status"
             try tmux("send-keys", "-t", name, "echo $? > '\(status)'", "Enter")
-            return statusFile(status, timeout: 5)
-        }
-
-        /// The status a shell wrote into `path` (a whole line), once it is there.
-        static func statusFile(_ path: String, timeout: Double) -> String? {
-            let deadline = monotonic() + timeout
-            while (try? String(contentsOfFile: path, encoding: .utf8))?.hasSuffix("\n") != true && monotonic() < deadline {
-                usleep(50_000)
-            }
-            return (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            return Wait.statusFile(status, timeout: 5)
         }
 
         /// The recorded time on the meter's head line ("REC FILE M:SS"), in seconds.
@@ -62,16 +43,16 @@ extension LiveSuite {
             let file = dir + "/t.wav"
             try tmux("send-keys", "-t", "jc",
                      "env PULSE_SERVER='\(server.address)' LANG=C.UTF-8 '\(bin)' record '\(file)' -d \(server.feedSource)", "Enter")
-            var rows = try Self.waitFor(tmux, "jc") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
+            var rows = try tmux.waitFor("jc") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
             #expect(rows.first?.contains("REC \(file)") == true, "the meter is up: \(rows.first ?? "")")
             let feeder = server.startFeeding(input, speed: 1)
             defer { server.stopFeeding(feeder) }
             var reached = 0
             for round in 1...2 {
-                rows = try Self.waitFor(tmux, "jc") { rows, _ in (Self.recordedSeconds(rows) ?? 0) >= reached + 1 }
+                rows = try tmux.waitFor("jc") { rows, _ in (Self.recordedSeconds(rows) ?? 0) >= reached + 1 }
                 let before = try #require(Self.recordedSeconds(rows), "round \(round): no recorded time on \(rows.first ?? "")")
                 try tmux("send-keys", "-t", "jc", "C-z")
-                rows = try Self.waitFor(tmux, "jc") { rows, f in
+                rows = try tmux.waitFor("jc") { rows, f in
                     f.alternate == "0" && f.cursor == "1" && rows.contains { $0.contains("Stopped") }
                 }
                 let flags = try tmux.flags("jc")
@@ -79,20 +60,18 @@ extension LiveSuite {
                 #expect(flags.cursor == "1", "round \(round): stopped, the cursor is visible")
                 #expect(rows.contains { $0.contains("Stopped") }, "round \(round): the shell says the job stopped: \(rows)")
                 #expect(!rows.contains { $0.hasPrefix("L ") || $0.hasPrefix("R ") }, "no meter rows over the shell")
-                let stopped = monotonic()
-                while monotonic() - stopped < 1 { usleep(50_000) }  // one second stopped: the server holds it
+                Wait.passing(seconds: 1)  // the input: one second stopped, which the server holds
                 if round == 2 {
                     // bg: it runs on in the background, drawing nothing over the shell.
                     try tmux("send-keys", "-t", "jc", "bg", "Enter")
-                    rows = try Self.waitFor(tmux, "jc") { rows, _ in rows.contains { $0.hasSuffix("&") } }
-                    let ranOn = monotonic()
-                    while monotonic() - ranOn < 1 { usleep(50_000) }
+                    rows = try tmux.waitFor("jc") { rows, _ in rows.contains { $0.hasSuffix("&") } }
+                    Wait.passing(seconds: 1)  // a second in the background: time to draw, were it to
                     rows = try tmux.rows("jc")
                     #expect(try tmux.flags("jc").alternate == "0", "in the background the shell keeps its screen")
                     #expect(!rows.contains { $0.hasPrefix("L ") || $0.hasPrefix("R ") }, "nothing drawn in the background: \(rows)")
                 }
                 try tmux("send-keys", "-t", "jc", "fg", "Enter")
-                rows = try Self.waitFor(tmux, "jc") { rows, f in
+                rows = try tmux.waitFor("jc") { rows, f in
                     f.alternate == "1" && (Self.recordedSeconds(rows) ?? 0) >= before + 2
                 }
                 #expect(try tmux.flags("jc").alternate == "1", "round \(round): fg takes the screen again")
@@ -102,7 +81,7 @@ extension LiveSuite {
                 reached = after
             }
             try tmux("send-keys", "-t", "jc", "q")  // raw mode again: q acts without Enter
-            rows = try Self.waitFor(tmux, "jc") { rows, f in f.alternate == "0" && rows.contains { $0.contains("recorded") } }
+            rows = try tmux.waitFor("jc") { rows, f in f.alternate == "0" && rows.contains { $0.contains("recorded") } }
             let summary = rows.joined()
             let recorded = try #require(summary.firstMatch(of: /recorded (\d+) frames/).map { Int($0.output.1)! },
                                         "no summary after q: \(rows)")
@@ -128,8 +107,7 @@ extension LiveSuite {
             var (lines, reached) = try LiveSuite.readUntil(pos: 96000 * 3 / 2, p, timeout: 15)
             #expect(reached)
             p.signal(SIGSTOP)
-            let stopped = monotonic()
-            while monotonic() - stopped < 6 { usleep(50_000) }  // the stop itself is the input
+            Wait.passing(seconds: 6)  // the input: a 6 s stop, longer than the server holds
             p.signal(SIGCONT)
             let continued = monotonic()
             while monotonic() - continued < 3, let line = p.readLine(timeout: 3) { lines.append(try JSONLine(line)) }
@@ -178,22 +156,22 @@ extension LiveSuite {
                 rows.lazy.compactMap { $0.firstMatch(of: /([0-9]+):([0-9]{2}) \/ 0:08/) }
                     .map { Int($0.output.1)! * 60 + Int($0.output.2)! }.first
             }
-            var rows = try Self.waitFor(tmux, "jp") { rows, _ in (elapsed(rows) ?? 0) >= 1 }
+            var rows = try tmux.waitFor("jp") { rows, _ in (elapsed(rows) ?? 0) >= 1 }
             let before = try #require(elapsed(rows), "the clock runs: \(rows)")
             try tmux("send-keys", "-t", "jp", "C-z")
-            rows = try Self.waitFor(tmux, "jp") { rows, f in f.alternate == "0" && rows.contains { $0.contains("Stopped") } }
+            rows = try tmux.waitFor("jp") { rows, f in f.alternate == "0" && rows.contains { $0.contains("Stopped") } }
             #expect(try tmux.flags("jp").alternate == "0" && rows.contains { $0.contains("Stopped") }, "stopped: \(rows)")
             let stoppedAt = Date().timeIntervalSince1970
-            while Date().timeIntervalSince1970 - stoppedAt < 2 { usleep(50_000) }
+            Wait.passing(seconds: 2)  // the input: two seconds stopped, which the sink must hear as silence
             let continuedAt = Date().timeIntervalSince1970
             try tmux("send-keys", "-t", "jp", "fg", "Enter")
-            rows = try Self.waitFor(tmux, "jp") { rows, f in f.alternate == "1" && (elapsed(rows) ?? 0) >= before + 1 }
+            rows = try tmux.waitFor("jp") { rows, f in f.alternate == "1" && (elapsed(rows) ?? 0) >= before + 1 }
             let after = elapsed(rows) ?? 0
             #expect(after >= before + 1 && after <= before + 2, "fg plays on from where it stopped (\(before) s, then \(after) s)")
             let resumedAt = Date().timeIntervalSince1970
-            while Date().timeIntervalSince1970 - resumedAt < 1 { usleep(50_000) }
+            rows = try tmux.waitFor("jp") { rows, _ in (elapsed(rows) ?? 0) >= after + 1 }  // a second more played
             try tmux("send-keys", "-t", "jp", "q")
-            rows = try Self.waitFor(tmux, "jp") { _, f in f.alternate == "0" }
+            rows = try tmux.waitFor("jp") { _, f in f.alternate == "0" }
             #expect(try Self.lastStatus(tmux, "jp", dir: dir) == "0", "q after a stop: exit 0")
             monitor.signal(SIGINT)
             let heard = Play.levels(try parseLines(monitor.readToEnd(timeout: 10)))
@@ -219,14 +197,14 @@ extension LiveSuite {
             try tmux("new-session", "-d", "-s", "hup", "-x", "100", "-y", "20",
                      "trap '' HUP; env PULSE_SERVER='\(server.address)' LANG=C.UTF-8 '\(bin)' record '\(file)' -d \(server.feedSource) "
                      + "2> '\(dir)/stderr'; echo $? > '\(status)'")
-            var rows = try Self.waitFor(tmux, "hup") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
+            var rows = try tmux.waitFor("hup") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
             #expect(rows.first?.contains("REC") == true)
             let feeder = server.startFeeding(input, speed: 1)
             defer { server.stopFeeding(feeder) }
-            rows = try Self.waitFor(tmux, "hup") { rows, _ in (Self.recordedSeconds(rows) ?? 0) >= 2 }
+            rows = try tmux.waitFor("hup") { rows, _ in (Self.recordedSeconds(rows) ?? 0) >= 2 }
             let shown = try #require(Self.recordedSeconds(rows))
             try tmux("kill-server")
-            #expect(Self.statusFile(status, timeout: 10) == "0", "exit 0 after the terminal closed")
+            #expect(Wait.statusFile(status, timeout: 10) == "0", "exit 0 after the terminal closed")
             #expect((try? String(contentsOfFile: dir + "/stderr", encoding: .utf8)) == "", "nothing on stderr")
             let samples = try decodeWithSox(file)
             #expect(samples.count / 2 >= shown * 48000, "the file holds at least what the meter showed (\(shown) s)")

@@ -84,7 +84,7 @@ extension LiveSuite.Listen {
     }
 }
 
-/// The server's limits as the contract states them.
+/// The server's limits as README.md "Monitoring over the network" states them.
 enum MonitorLimits {
     static let maxClients = 64
 }

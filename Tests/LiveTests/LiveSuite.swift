@@ -66,7 +66,7 @@ struct LiveSuite {
         return problems
     }
 
-    /// The single stderr line of a failure, checked for the contract's form.
+    /// The single stderr line of a failure, checked for its form (README.md "Exit codes").
     static func errorLine(_ stderr: String) -> String? {
         let lines = stderr.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count == 2, lines[1].isEmpty, lines[0].hasPrefix("pulsemeter: ") else { return nil }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import Waiting
 
 // Support for the live tests: a private server (PulseAudio from scripts/pulse-private, or
 // PipeWire's pulse server from scripts/pipewire-private), the pulsemeter binary run as a
@@ -129,8 +130,7 @@ enum Live {
         guard let dir = ownedSharedDir.withLock({ d -> String? in defer { d = nil }; return d }) else { return }
         for pid in PulseServer(kind: kind, dir: dir, address: "", owned: true).allPids {
             Glibc.kill(pid, SIGTERM)
-            let deadline = monotonic() + 3
-            while processRuns(pid) && monotonic() < deadline { usleep(20_000) }
+            Wait.until(timeout: 3, interval: 0.02) { !processRuns(pid) }
             Glibc.kill(pid, SIGKILL)
         }
         removeTree(dir)
@@ -300,8 +300,7 @@ final class PulseServer: Sendable {
         guard owned else { throw LiveSetupError("refusing to kill a server this test did not start") }
         guard let pid = daemonPid else { throw LiveSetupError("no pid file in \(dir)") }
         Glibc.kill(pid, SIGKILL)
-        let deadline = monotonic() + 5
-        while processRuns(pid) && monotonic() < deadline { usleep(10_000) }
+        Wait.until(timeout: 5, interval: 0.01) { !processRuns(pid) }
     }
 
     /// Starts the pulse server again in the same directory (same socket path) with its devices.
@@ -556,12 +555,7 @@ final class Subprocess: @unchecked Sendable {
 
     /// The exit status, or 128+signal when killed by one; nil if still running after `timeout` s.
     func wait(timeout: Double) -> Int32? {
-        let deadline = monotonic() + timeout
-        while true {
-            if let status = exitStatus() { return status }
-            if monotonic() > deadline { return nil }
-            usleep(5_000)
-        }
+        Wait.value(timeout: timeout, interval: 0.005, { exitStatus() }, until: { $0 != nil })
     }
 
     /// Kills the process (SIGKILL) if it still runs.
@@ -775,7 +769,7 @@ final class FifoFeeder: @unchecked Sendable {
                 if let speed {
                     let due = t0 + Double(off / 2) / (Double(Live.rate) * speed)
                     let wait = due - monotonic()
-                    if wait > 0 { usleep(UInt32(wait * 1e6)) }
+                    if wait > 0 { usleep(UInt32(wait * 1e6)) }  // pacing: the feed at `speed` is the input
                 }
                 var byte = off * 2
                 let end = (off + n) * 2
@@ -795,7 +789,7 @@ final class FifoFeeder: @unchecked Sendable {
             }
         }
         // Let the pipe source take everything before calling it done.
-        while !stopFlag.load(ordering: .acquiring) && Fifo.pending(fd: fd) > 0 { usleep(2_000) }
+        Wait.until(timeout: .infinity, interval: 0.002) { stopFlag.load(ordering: .acquiring) || Fifo.pending(fd: fd) == 0 }
         if off >= samples.count { finished.store(true, ordering: .releasing) }
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 extension LiveSuite {
-    /// Issue 9: loudness live, through the same pipeline as files.
+    /// Loudness live, through the same pipeline as files.
     @Suite("loudness")
     struct Loudness {
         /// A stereo 1 kHz tone at -23 LUFS: -23 dBFS amplitude on both channels (at 1 kHz the

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
     /// The meter's scale, clip lamps, REC line, q and Esc, small terminals and --force
-    /// (issue 13, items 3, 4, 5 and 10), on a real terminal (tmux) metering real audio.
+    /// on a real terminal (tmux) metering real audio.
     @Suite("the meter's scale, REC, q and Esc, small terminals, --force")
     struct MeterScreen {
         typealias Tmux = TerminalMeter.Tmux
@@ -20,23 +21,6 @@ extension LiveSuite {
                 out[2 * i + 1] = up ? 16384 : -16384
             }
             return out
-        }
-
-        static func waitFor(_ tmux: Tmux, _ target: String, timeout: Double = 10, _ ok: ([String]) -> Bool) throws -> [String] {
-            let deadline = monotonic() + timeout
-            var rows = try tmux.rows(target)
-            while !ok(rows) && monotonic() < deadline {
-                usleep(100_000)
-                rows = try tmux.rows(target)
-            }
-            return rows
-        }
-
-        static func waitStatus(_ path: String, timeout: Double = 8) -> String? {
-            let deadline = monotonic() + timeout
-            while !FileManager.default.fileExists(atPath: path) && monotonic() < deadline { usleep(50_000) }
-            usleep(100_000)
-            return (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
         @Test("scale, spectrum axis, clip lamp and REC on screen; q finishes the recording, Esc quits monitor; 30x6 keeps the channel rows; tiny is one line")
@@ -58,7 +42,7 @@ extension LiveSuite {
             // The recording meter: REC, the file name and the time in the header; the clip lamp
             // on the left channel (at the rail), not on the right (half scale); the dB scale
             // under the bars; the spectrum's dB axis.
-            let rows = try Self.waitFor(tmux, "rec") { rows in
+            let rows = try tmux.waitFor("rec") { rows in
                 rows.contains { $0.hasPrefix("L ") && $0.contains("CLIP") } && rows.first?.contains("REC") == true
             }
             let screen = rows.joined(separator: "\n")
@@ -85,12 +69,12 @@ extension LiveSuite {
             #expect(rows.contains { $0.contains("Hz") }, "the spectrum's frequency line")
 
             // 30x6: both channel rows, the spectrum gives way.
-            let small = try Self.waitFor(tmux, "mon") { rows in rows.filter { $0.hasPrefix("L ") || $0.hasPrefix("R ") }.count == 2 }
+            let small = try tmux.waitFor("mon") { rows in rows.filter { $0.hasPrefix("L ") || $0.hasPrefix("R ") }.count == 2 }
             #expect(small.filter { $0.hasPrefix("L ") || $0.hasPrefix("R ") }.count == 2, "30x6: \(small)")
             #expect(small.count == 6 && small.allSatisfy { $0.count <= 30 })
             // Below the minimum: one compact line with both channels' levels.
             try tmux("resize-window", "-t", "mon", "-x", "24", "-y", "2")
-            let tiny = try Self.waitFor(tmux, "mon") { rows in
+            let tiny = try tmux.waitFor("mon") { rows in
                 rows.count == 2 && rows[0].firstMatch(of: /L.*-?[0-9]+\.[0-9].*R.*-?[0-9]+\.[0-9]/) != nil
             }
             #expect(tiny.count == 2 && tiny[0].firstMatch(of: /L.*-?[0-9]+\.[0-9].*R.*-?[0-9]+\.[0-9]/) != nil,
@@ -99,7 +83,7 @@ extension LiveSuite {
 
             // q ends the recording cleanly: exit 0, terminal restored, a valid file.
             try tmux("send-keys", "-t", "rec", "q")
-            #expect(Self.waitStatus(dir + "/rec.status") == "0", "record: exit status after q")
+            #expect(Wait.statusFile(dir + "/rec.status", timeout: 8) == "0", "record: exit status after q")
             let after = try tmux.flags("rec")
             #expect(after.cursor == "1" && after.alternate == "0", "terminal restored after q")
             let summary = try tmux.rows("rec", join: true)
@@ -111,7 +95,7 @@ extension LiveSuite {
             #expect(said != nil && recorded == said && recorded > 0, "the file holds \(recorded) frames, the summary said \(said ?? -1)")
             // Esc ends monitor the same way.
             try tmux("send-keys", "-t", "mon", "Escape")
-            #expect(Self.waitStatus(dir + "/mon.status") == "0", "monitor: exit status after Esc")
+            #expect(Wait.statusFile(dir + "/mon.status", timeout: 8) == "0", "monitor: exit status after Esc")
             #expect(try tmux.flags("mon").alternate == "0")
         }
 
@@ -126,10 +110,8 @@ extension LiveSuite {
             #expect(load.status == 0, "\(load.stderr)")
             let module = load.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             defer { _ = try? run(["pactl", "unload-module", module], env: server.environment) }
-            let deadline = monotonic() + 5
-            while monotonic() < deadline,
-                  !(try run(["pactl", "list", "short", "sources"], env: server.environment).stdout.contains(sink + ".monitor")) {
-                usleep(100_000)
+            try Wait.until(timeout: 5, interval: 0.1) {
+                try run(["pactl", "list", "short", "sources"], env: server.environment).stdout.contains(sink + ".monitor")
             }
             let player = try server.play(Self.railTone(), into: sink, dir: dir)
             defer { player.kill() }
@@ -140,24 +122,24 @@ extension LiveSuite {
 
             // 40 columns: the name (50 characters) gives way; REC, the file and its time stay.
             let rec = /REC (take\.wav )?[0-9]+:[0-9]{2}/
-            let at40 = try Self.waitFor(tmux, "rec") { rows in rows.first?.firstMatch(of: rec) != nil && rows.contains { $0.hasPrefix("L ") } }
+            let at40 = try tmux.waitFor("rec") { rows in rows.first?.firstMatch(of: rec) != nil && rows.contains { $0.hasPrefix("L ") } }
             let head40 = try #require(at40.first)
             #expect(head40.firstMatch(of: /REC take\.wav [0-9]+:[0-9]{2}$/) != nil, "40 columns: \(head40)")
             #expect(!head40.contains(sink + ".monitor") && head40.count <= 40, "\(head40)")
             #expect(at40.contains { $0.hasPrefix("L ") } && at40.contains { $0.hasPrefix("R ") }, "channel labels: \(at40)")
             // 20 columns, the smallest full meter: still REC and the time.
             try tmux("resize-window", "-t", "rec", "-x", "20", "-y", "12")
-            let at20 = try Self.waitFor(tmux, "rec") { rows in (rows.first?.count ?? 99) <= 20 && rows.first?.firstMatch(of: rec) != nil }
+            let at20 = try tmux.waitFor("rec") { rows in (rows.first?.count ?? 99) <= 20 && rows.first?.firstMatch(of: rec) != nil }
             #expect(at20.first?.firstMatch(of: rec) != nil, "20 columns: \(at20)")
             #expect(at20.contains { $0.hasPrefix("L ") } && at20.contains { $0.hasPrefix("R ") }, "channel labels: \(at20)")
             // Below it: one compact line, the recording mark first, the clip lamp (the left
             // channel is at the rail) after its label, both labels kept.
             try tmux("resize-window", "-t", "rec", "-x", "19", "-y", "4")
-            let compact = try Self.waitFor(tmux, "rec") { rows in rows.first?.hasPrefix("● ") == true && rows.first!.contains("R") }
+            let compact = try tmux.waitFor("rec") { rows in rows.first?.hasPrefix("● ") == true && rows.first!.contains("R") }
             let line = try #require(compact.first)
             #expect(line.hasPrefix("● ") && line.contains("L!") && line.contains("R"), "compact: \(line)")
             try tmux("send-keys", "-t", "rec", "q")
-            #expect(Self.waitStatus(dir + "/rec.status") == "0", "record: exit status after q")
+            #expect(Wait.statusFile(dir + "/rec.status", timeout: 8) == "0", "record: exit status after q")
             #expect(try soxFrames(dir + "/take.wav") > 0)
         }
 

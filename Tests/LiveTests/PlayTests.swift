@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
-    /// Issue 5: `play` through the test server's null sink, checked by metering its monitor.
+    /// `play` through the test server's null sink, checked by metering its monitor.
     @Suite("play")
     struct Play {
         typealias Tmux = TerminalMeter.Tmux
@@ -114,17 +115,7 @@ extension LiveSuite {
             func elapsed(_ rows: [String]) -> String? {
                 rows.lazy.compactMap { $0.firstMatch(of: /([0-9]+:[0-9]{2}) \/ 0:08/).map { String($0.output.1) } }.first
             }
-            func waitFor(_ timeout: Double, _ ok: ([String]) -> Bool) throws -> [String] {
-                let deadline = monotonic() + timeout
-                var rows = try screen()
-                while !ok(rows) && monotonic() < deadline {
-                    usleep(100_000)
-                    rows = try screen()
-                }
-                return rows
-            }
-
-            let playing = try waitFor(10) { elapsed($0) == "0:01" }
+            let playing = try tmux.waitFor("play", timeout: 10) { elapsed($0) == "0:01" }
             #expect(elapsed(playing) == "0:01", "the clock runs: \(playing)")
             #expect(playing.contains { $0.hasPrefix("▶ voice.wav") }, "title row: \(playing)")
             let glyphs = Set("▁▂▃▄▅▆▇█")
@@ -138,23 +129,21 @@ extension LiveSuite {
             // Pause: the clock stops, and within half a second the sink hears silence.
             try tmux("send-keys", "-t", "play", "Space")
             let pausedAt = Date().timeIntervalSince1970
-            let paused = try waitFor(3) { $0.contains { $0.contains("paused") } }
+            let paused = try tmux.waitFor("play", timeout: 3) { $0.contains { $0.contains("paused") } }
             #expect(paused.contains { $0.hasPrefix("⏸ voice.wav") }, "\(paused)")
             let clock = elapsed(paused)
-            usleep(1_500_000)
+            Wait.passing(seconds: 1.5)  // the input: time, in which a running clock would move
             #expect(elapsed(try screen()) == clock, "the clock stands still while paused")
             let resumedAt = Date().timeIntervalSince1970
             try tmux("send-keys", "-t", "play", "Space")
-            let resumed = try waitFor(4) { elapsed($0) != clock && !$0.contains { $0.contains("paused") } }
+            let resumed = try tmux.waitFor("play", timeout: 4) { elapsed($0) != clock && !$0.contains { $0.contains("paused") } }
             #expect(elapsed(resumed) != clock, "the clock runs again")
-            usleep(600_000)
+            // Its next tick: a second more played since the first, all after the resume.
+            _ = try tmux.waitFor("play", timeout: 4) { elapsed($0) != elapsed(resumed) && elapsed($0) != nil }
 
             // q: exit 0, cursor visible, main screen back.
             try tmux("send-keys", "-t", "play", "q")
-            let deadline = monotonic() + 5
-            while !FileManager.default.fileExists(atPath: status) && monotonic() < deadline { usleep(50_000) }
-            usleep(100_000)
-            #expect((try? String(contentsOfFile: status, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            #expect(Wait.statusFile(status, timeout: 5) == "0")
             let after = try tmux.flags("play")
             #expect(after.cursor == "1" && after.alternate == "0", "terminal restored: \(after)")
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
     /// analyze on a terminal shows a one-line progress on stderr, replaced by the summary at the
@@ -9,19 +10,10 @@ extension LiveSuite {
     struct Progress {
         typealias Tmux = TerminalMeter.Tmux
 
-        /// Feeds `file` into `fifo` 0.5 s of 48 kHz stereo s16 at a time, every 0.2 s.
+        /// Feeds `file` into `fifo` 0.5 s of 48 kHz stereo s16 at a time, every 0.2 s (the
+        /// pacing is the input: a source slower than the analysis).
         static func slowFeeder(_ file: String, into fifo: String) -> String {
             "python3 -c 'import sys,time\nd=open(sys.argv[1],\"rb\").read()\nfor i in range(0,len(d),96000):\n sys.stdout.buffer.write(d[i:i+96000]); sys.stdout.flush(); time.sleep(0.2)' '\(file)' > '\(fifo)'"
-        }
-
-        static func waitFor(_ tmux: Tmux, _ target: String, timeout: Double, _ ok: ([String]) -> Bool) throws -> [String] {
-            let deadline = monotonic() + timeout
-            var rows = try tmux.rows(target)
-            while !ok(rows) && monotonic() < deadline {
-                usleep(50_000)
-                rows = try tmux.rows(target)
-            }
-            return rows
         }
 
         @Test("stdin: audio read and speed, then the summary in its place; a file: percent and ETA")
@@ -54,20 +46,17 @@ extension LiveSuite {
                         + "echo $? > '\(dir)/file.status'; exec sleep 600")
 
             let stdinProgress = /^stdin  0:0[0-9] read  [0-9]+\.[0-9]x\s*$/
-            let rows = try Self.waitFor(tmux, "stdin", timeout: 10) { $0.contains { $0.firstMatch(of: stdinProgress) != nil && !$0.hasPrefix("stdin  0:00") } }
+            let rows = try tmux.waitFor("stdin", timeout: 10) { $0.contains { $0.firstMatch(of: stdinProgress) != nil && !$0.hasPrefix("stdin  0:00") } }
             #expect(rows.contains { $0.firstMatch(of: stdinProgress) != nil }, "the progress line: \(rows.filter { !$0.isEmpty })")
             #expect(rows.filter { !$0.isEmpty }.count == 1, "one line, redrawn in place: \(rows.filter { !$0.isEmpty })")
 
             let fileProgress = /wav\.fifo  0:0[0-9] \/ 0:06  [0-9]+\.[0-9]%  [0-9]+\.[0-9]x  ETA 0:0[0-9]\s*$/
-            let fileRows = try Self.waitFor(tmux, "file", timeout: 10) { $0.contains { $0.firstMatch(of: fileProgress) != nil } }
+            let fileRows = try tmux.waitFor("file", timeout: 10) { $0.contains { $0.firstMatch(of: fileProgress) != nil } }
             #expect(fileRows.contains { $0.firstMatch(of: fileProgress) != nil }, "percent and ETA for a file: \(fileRows.filter { !$0.isEmpty })")
 
             for (name, label) in [("stdin", "stdin"), ("file", dir + "/wav.fifo")] {
                 let status = dir + "/\(name).status"
-                let deadline = monotonic() + 15
-                while !FileManager.default.fileExists(atPath: status) && monotonic() < deadline { usleep(50_000) }
-                usleep(100_000)
-                #expect((try? String(contentsOfFile: status, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+                #expect(Wait.statusFile(status, timeout: 15) == "0")
                 let screen = try tmux.rows(name, join: true).filter { !$0.isEmpty }
                 // The summary took the progress line's place: it starts the screen, nothing of
                 // the progress is left.

@@ -48,7 +48,7 @@ extension LiveSuite {
         }
 
         /// `pulsemeter` for the examples: scripts/run, the live commands stopped by SIGTERM
-        /// after `seconds` (exit 0 by the contract); each exit status logged.
+        /// after `seconds` (exit 0, as README.md "Exit codes" says); each exit status logged.
         static func wrappers(in bin: String, seconds: Double, realServer: String) throws {
             let runScript = Live.packageRoot.appendingPathComponent("scripts/run").path
             let pulsemeter = """

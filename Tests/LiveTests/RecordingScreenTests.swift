@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite.TerminalMeter {
     @Test("record --trigger --events under tmux: waiting, then REC with the take's file, a clip lamp, silence")
@@ -22,34 +23,22 @@ extension LiveSuite.TerminalMeter {
         try tmux("new-session", "-d", "-s", "rec", "-x", "110", "-y", "12",
                  "env PULSE_SERVER='\(server.address)' LANG=C.UTF-8 '\(bin)' record '\(dir)/t.wav' -d \(server.feedSource) "
                  + "--trigger -40 --hold 1 --events --duration \(server.alignedFeed ? 6 : 7); echo $? > '\(status)'; exec sleep 600")
-        func waitFor(timeout: Double = 10, _ ok: ([String]) -> Bool) throws -> [String] {
-            let deadline = monotonic() + timeout
-            var rows = try tmux.rows("rec")
-            while !ok(rows) && monotonic() < deadline {
-                usleep(50_000)
-                rows = try tmux.rows("rec")
-            }
-            return rows
-        }
-        let waiting = try waitFor { $0.first?.contains("waiting for the trigger") == true }
+        let waiting = try tmux.waitFor("rec") { $0.first?.contains("waiting for the trigger") == true }
         #expect(waiting.first?.contains("waiting for the trigger") == true, "\(waiting.first ?? "")")
         let feeder = server.startFeeding(input, speed: 1)
         defer { server.stopFeeding(feeder) }
-        let recording = try waitFor { rows in
+        let recording = try tmux.waitFor("rec") { rows in
             rows.first?.contains("REC \(dir)/t-001.wav") == true && rows.contains { $0.hasPrefix("R ") && $0.contains("CLIP") }
         }
         #expect(recording.first?.contains("REC \(dir)/t-001.wav") == true, "\(recording.first ?? "")")
         #expect(recording.contains { $0.hasPrefix("R ") && $0.contains("CLIP") }, "clip lamp on R: \(recording)")
         #expect(!recording.contains { $0.hasPrefix("L ") && $0.contains("CLIP") }, "no lamp on L")
-        let quiet = try waitFor { rows in
+        let quiet = try tmux.waitFor("rec") { rows in
             rows.first?.contains("silence") == true && rows.first?.contains("waiting for the trigger") == true
         }
         #expect(quiet.first?.contains("silence") == true && quiet.first?.contains("waiting for the trigger") == true,
                 "after the burst: \(quiet.first ?? "")")
-        let deadline = monotonic() + 10
-        while !FileManager.default.fileExists(atPath: status) && monotonic() < deadline { usleep(50_000) }
-        usleep(100_000)
-        #expect((try? String(contentsOfFile: status, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(Wait.statusFile(status, timeout: 10) == "0")
         #expect(FileManager.default.fileExists(atPath: dir + "/t-001.wav"))
     }
 }

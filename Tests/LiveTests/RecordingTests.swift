@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
-    /// Issue 3 and 4: what enters the feed source reaches the file bit for bit, whatever the
+    /// What enters the feed source reaches the file bit for bit, whatever the
     /// meter output does and however the run stops.
     @Suite("recording from the feed source")
     struct Recording {
@@ -127,12 +128,9 @@ extension LiveSuite {
             let feeder = server.startFeeding(input, speed: nil)
             defer { server.stopFeeding(feeder) }
             // Not reading stdout: the recording must still complete meanwhile.
-            var recordedWhileStalled = 0
-            let stallEnd = monotonic() + 3 + (server.alignedFeed ? 0 : Double(frames) / 48000)
-            while monotonic() < stallEnd && recordedWhileStalled < frames {
-                usleep(250_000)
-                if let n = try? soxFrames(file) { recordedWhileStalled = n }
-            }
+            let stall = 3 + (server.alignedFeed ? 0 : Double(frames) / 48000)
+            let recordedWhileStalled = Wait.value(timeout: stall, interval: 0.25, { (try? soxFrames(file)) ?? 0 },
+                                                  until: { $0 >= frames })
             #expect(p.isRunning, "the meter should still be blocked on its unread stdout")
             #expect(recordedWhileStalled == frames, "the recorder must not wait for the meter's reader")
 

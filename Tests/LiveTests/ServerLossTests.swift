@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
-    /// Issue 4: the server going away (on PipeWire: pipewire-pulse killed). Each test kills its
+    /// The server going away (on PipeWire: pipewire-pulse killed). Each test kills its
     /// own private server, never the shared one.
     @Suite("losing the server")
     struct ServerLoss {
@@ -42,7 +43,7 @@ extension LiveSuite {
             let input = TestSignal.make(frames: frames, seed: 30)
             let file = dir + "/x.wav"
             let (p, _) = try LiveSuite.startRecording(file, [], server: server)
-            // An m4a alongside (issue 14): ffmpeg is given the end of its input and waited for.
+            // An m4a alongside: ffmpeg is given the end of its input and waited for.
             let m4a = dir + "/x.m4a"
             let (q, _) = try LiveSuite.startRecording(m4a, [], server: server)
             defer { q.kill() }
@@ -124,7 +125,7 @@ extension LiveSuite {
             lines += gapLines
             // PulseAudio 16's pipe source, loaded a moment ago, has been seen (under load) to
             // play silence and leave its FIFO unread for a while: give it a second.
-            if server.alignedFeed { usleep(1_000_000) }
+            if server.alignedFeed { Wait.passing(seconds: 1) }
             lines += try Self.feed(after, to: p, after: lines, server: server)
             lines += try Self.terminate(p)
             let end = try #require(lines.last)

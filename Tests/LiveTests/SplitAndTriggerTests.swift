@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 extension LiveSuite {
-    /// Issue 11: `record --split` and `record --trigger`, and how their files are named.
+    /// `record --split` and `record --trigger`, and how their files are named.
     ///
     /// Positions are the capture's: on PulseAudio the capture is the fed input exactly; on
     /// PipeWire it is zeros, the input, zeros (the feed starts a little after the stream, and

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
     /// The ANSI meter on a real terminal (tmux), metering real audio played into vsink.
@@ -92,18 +93,9 @@ extension LiveSuite {
                      try command(noColor: true, status: dir + "/plain.status"))
 
             // Wait for both meters to draw with real levels.
-            func waitFor(_ target: String, timeout: Double = 10, _ ok: ([String]) -> Bool) throws -> [String] {
-                let deadline = monotonic() + timeout
-                var rows = try tmux.rows(target)
-                while !ok(rows) && monotonic() < deadline {
-                    usleep(100_000)
-                    rows = try tmux.rows(target)
-                }
-                return rows
-            }
-            let first = try waitFor("color") { rows in Self.levels(rows).contains { $0 > -60 } }
+            let first = try tmux.waitFor("color") { rows in Self.levels(rows).contains { $0 > -60 } }
             #expect(Self.levels(first).contains { $0 > -60 }, "the meter shows the tone: \(first.joined(separator: "\n"))")
-            _ = try waitFor("plain") { rows in Self.levels(rows).count == 2 }
+            _ = try tmux.waitFor("plain") { rows in Self.levels(rows).count == 2 }
 
             // In place: same layout, the header on the first row, nothing wrapped, within the pane.
             #expect(first.count == 30)
@@ -116,8 +108,7 @@ extension LiveSuite {
             let running = try tmux.flags("color")
             #expect(running.cursor == "0" && running.alternate == "1", "cursor hidden on the alternate screen while running")
 
-            usleep(1_200_000)
-            let second = try tmux.rows("color")
+            let second = try tmux.waitFor("color") { rows in rows.first.map { $0.hasPrefix("vsink.monitor") && $0 != first[0] } == true }
             #expect(second != first, "the meter redraws")
             #expect(second[0].hasPrefix("vsink.monitor") && second[0] != first[0], "the clock moves: \(first[0]) -> \(second[0])")
             #expect(second.filter { $0.hasPrefix("vsink.monitor") }.count == 1, "no scrolling")
@@ -133,7 +124,7 @@ extension LiveSuite {
 
             // Resize: the meter follows and fits the new width (readouts at the right end intact).
             try tmux("resize-window", "-t", "color", "-x", "60", "-y", "20")
-            let narrow = try waitFor("color", timeout: 5) { rows in
+            let narrow = try tmux.waitFor("color", timeout: 5) { rows in
                 let ch = Self.channelRows(rows)
                 return ch.count == 2 && ch.allSatisfy { $0.contains("pk") } && rows.count == 20
             }
@@ -152,11 +143,7 @@ extension LiveSuite {
             try tmux("send-keys", "-t", "plain", "C-c")
             for name in ["color", "plain"] {
                 let statusFile = dir + "/\(name).status"
-                let deadline = monotonic() + 5
-                while !FileManager.default.fileExists(atPath: statusFile) && monotonic() < deadline { usleep(50_000) }
-                usleep(100_000)
-                let status = (try? String(contentsOfFile: statusFile, encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                let status = Wait.statusFile(statusFile, timeout: 5)
                 #expect(status == "0", "\(name): exit status after Ctrl-C")
                 let after = try tmux.flags(name)
                 #expect(after.cursor == "1", "\(name): cursor visible after exit")

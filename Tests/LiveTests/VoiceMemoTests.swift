@@ -316,24 +316,24 @@ extension LiveSuite {
             try JobControl.shell(tmux, "pm")
             try tmux("send-keys", "-t", "pm",
                      "env PULSE_SERVER='\(server.address)' LANG=C.UTF-8 '\(bin)' record '\(file)' -d \(server.feedSource)", "Enter")
-            var rows = try JobControl.waitFor(tmux, "pm") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
+            var rows = try tmux.waitFor("pm") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
             #expect(rows.first?.contains("REC") == true, "the meter is up: \(rows.first ?? "")")
             let feeder = server.startFeeding(input, speed: 1)  // a live source: audio all along
             defer { server.stopFeeding(feeder) }
-            rows = try JobControl.waitFor(tmux, "pm", timeout: 20) { rows, _ in (Self.clocks(rows.first)?.recorded ?? 0) >= 2 }
+            rows = try tmux.waitFor("pm", timeout: 20) { rows, _ in (Self.clocks(rows.first)?.recorded ?? 0) >= 2 }
             try tmux("send-keys", "-t", "pm", "Space")
-            rows = try JobControl.waitFor(tmux, "pm") { rows, _ in rows.first?.contains("PAUSED") == true }
+            rows = try tmux.waitFor("pm") { rows, _ in rows.first?.contains("PAUSED") == true }
             #expect(rows.first?.contains("PAUSED \(file)") == true, "PAUSED on the header: \(rows.first ?? "")")
             let atPause = try #require(Self.clocks(rows.first))
-            rows = try JobControl.waitFor(tmux, "pm", timeout: 20) { rows, _ in (Self.clocks(rows.first)?.stream ?? 0) >= atPause.stream + 3 }
+            rows = try tmux.waitFor("pm", timeout: 20) { rows, _ in (Self.clocks(rows.first)?.stream ?? 0) >= atPause.stream + 3 }
             let later = try #require(Self.clocks(rows.first))
             #expect(rows.first?.contains("PAUSED") == true && later.recorded <= atPause.recorded + 1, "the recorded time stands while paused: \(rows.first ?? "")")
             try tmux("send-keys", "-t", "pm", "p")
-            rows = try JobControl.waitFor(tmux, "pm") { rows, _ in rows.first?.contains("REC \(file)") == true }
+            rows = try tmux.waitFor("pm") { rows, _ in rows.first?.contains("REC \(file)") == true }
             #expect(rows.first?.contains("PAUSED") == false, "REC again: \(rows.first ?? "")")
-            rows = try JobControl.waitFor(tmux, "pm", timeout: 20) { rows, _ in (Self.clocks(rows.first)?.recorded ?? 0) >= later.recorded + 2 }
+            rows = try tmux.waitFor("pm", timeout: 20) { rows, _ in (Self.clocks(rows.first)?.recorded ?? 0) >= later.recorded + 2 }
             try tmux("send-keys", "-t", "pm", "q")
-            rows = try JobControl.waitFor(tmux, "pm") { _, f in f.alternate == "0" }
+            rows = try tmux.waitFor("pm") { _, f in f.alternate == "0" }
             #expect(try JobControl.lastStatus(tmux, "pm", dir: dir) == "0")
 
             // The file: a stretch of the feed up to the pause, then one from the resume to the
@@ -440,7 +440,7 @@ extension LiveSuite {
             let status = dir + "/status"
             try tmux("new-session", "-d", "-s", "h", "-x", "80", "-y", "16",
                      try server.paneCommand("record '\(dir)/h.wav' -d \(server.feedSource)" + (hidden ? " --no-history" : ""), status: status, env: "NO_COLOR=1 "))
-            _ = try JobControl.waitFor(tmux, "h") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
+            _ = try tmux.waitFor("h") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
             let feeder = server.startFeeding(input, speed: 1)
             defer { server.stopFeeding(feeder) }
             // The strip: a row below the scale (after the correlation bar, for stereo) of
@@ -452,7 +452,7 @@ extension LiveSuite {
                     !row.hasPrefix("corr") && row.contains(where: { blocks.contains($0) })
                 }
             }
-            let rows = try JobControl.waitFor(tmux, "h", timeout: 15) { rows, _ in
+            let rows = try tmux.waitFor("h", timeout: 15) { rows, _ in
                 (JobControl.recordedSeconds(rows) ?? 0) >= 2 && (hidden || (strip(rows)?.filter { blocks.contains($0) }.count ?? 0) >= 40)
             }
             #expect((JobControl.recordedSeconds(rows) ?? 0) >= 2, "\(rows)")
@@ -467,7 +467,7 @@ extension LiveSuite {
                 #expect(s.hasPrefix("  "), "under the bars, past the labels: \(s)")
             }
             try tmux("send-keys", "-t", "h", "q")
-            _ = try JobControl.waitFor(tmux, "h") { _, f in f.alternate == "0" }
+            _ = try tmux.waitFor("h") { _, f in f.alternate == "0" }
         }
 
         /// True when the 32 frames of `piece` from frame 2000 appear anywhere in `x`.

@@ -117,7 +117,7 @@ import Testing
         #expect(!lines(f)[0].contains("silence"))
     }
 
-    // MARK: - Scale, spectrum axis, peak hold, small terminals (issue 13)
+    // MARK: - Scale, spectrum axis, peak hold, small terminals
 
     /// The rows a screen update draws (a compact meter is one row without a line break).
     static func visibleLines(_ screen: String) -> [String] {
@@ -344,7 +344,7 @@ private extension String {
         #expect(abs(filled - Int((-40.0 + 60) / 60 * Double(cells))) <= 1)
     }
 
-    /// With the scale and the spectrum (issue 13): channel rows, the scale, the loudness lines,
+    /// With the scale and the spectrum: channel rows, the scale, the loudness lines,
     /// then the spectrum; on a short terminal the loudness numbers keep their row before the bar.
     @Test func loudnessLinesSitBetweenTheScaleAndTheSpectrum() {
         let l = LoudnessReading(momentary: -21.4, shortTerm: -22.6, integrated: -23.1, range: 4.2, truePeakDb: [-3.5])

@@ -17,7 +17,7 @@ import Testing
         return sink
     }
 
-    /// The contract's definitions, computed naively for every frame position.
+    /// The definitions of README.md "Levels: exact definitions", computed naively for every frame position.
     static func expectedFrame(_ x: [Float], channels: Int, pos: Int, hopStart: Int, window: Int) -> (rms: [Double], peak: [Double]) {
         var rms: [Double] = [], peak: [Double] = []
         for c in 0..<channels {

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import MeterCore
 @testable import MeterIO
+import Waiting
 
 /// The blocking handoff: both sides sleep instead of spinning, nothing is lost or reordered,
 /// a consumer that waits for n chunks is woken only once n are there (or at the end), and a
@@ -48,7 +49,7 @@ import Testing
         try OSThread.spawn(role: "test-producer") {
             var one: [Int16] = [1, 2, 3, 4]
             for i in 0..<6 {
-                usleep(2_000)
+                usleep(2_000)  // the input: a producer slower than the consumer, one chunk at a time
                 one[0] = Int16(i)
                 pushed.store(i + 1, ordering: .releasing)
                 one.withUnsafeBufferPointer { _ = handoff.push($0, position: i * 4) }
@@ -68,7 +69,7 @@ import Testing
         let cancellation = Cancellation()
         handoff.cancel(on: cancellation)
         try OSThread.spawn(role: "test-cancel") {
-            usleep(50_000)
+            Wait.until(timeout: 10, interval: 0.001) { handoff.consumerWants.load(ordering: .acquiring) > 0 }  // asleep
             cancellation.cancel()
         }
         // Empty and open: sleeps until the cancellation, then says nothing more will come.
@@ -86,9 +87,9 @@ import Testing
         try OSThread.spawn(role: "test-producer") {
             result.store(handoff.waitForSpace() ? 1 : 2, ordering: .releasing)  // full: sleeps
         }
-        usleep(50_000)
+        Wait.until(timeout: 10, interval: 0.001) { handoff.producerWants.load(ordering: .acquiring) > 0 }  // asleep
         handoff.cancel()
-        while result.load(ordering: .acquiring) == 0 { usleep(1_000) }
+        Wait.until(timeout: 10, interval: 0.001) { result.load(ordering: .acquiring) != 0 }
         #expect(result.load(ordering: .acquiring) == 2)
     }
 }

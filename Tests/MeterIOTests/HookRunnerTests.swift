@@ -4,6 +4,7 @@ import MeterCore
 import Synchronization
 import Testing
 @testable import MeterIO
+import Waiting
 
 /// The hook threads: the line on stdin and the variables in the environment, the bound on
 /// running and waiting hooks (the rest dropped and counted, submit never waiting), a failing
@@ -92,8 +93,7 @@ import Testing
         }
         for n in 1...6 { runner.submit(Self.line(n)) }
         // Wait until the first four run (the other two wait).
-        let deadline = monotonicSeconds() + 20
-        while Self.files(dir).count < 4 && monotonicSeconds() < deadline { usleep(10_000) }
+        Wait.until(timeout: 20, interval: 0.01) { Self.files(dir).count >= 4 }
         #expect(Self.files(dir).count == 4)
         let t0 = monotonicSeconds()
         runner.finish(grace: 0.3, kill: 1)

@@ -31,7 +31,7 @@ import Testing
             next: { counter.next() },
             work: { job, position in
                 taken.add(1, ordering: .acquiringAndReleasing)
-                // Uneven work: some jobs take much longer, so later ones finish first.
+                // The input: uneven work, some jobs much longer, so later ones finish first.
                 if job % 7 == 0 { usleep(2000) } else if job % 3 == 0 { usleep(300) }
                 return (job, position)
             },
@@ -53,7 +53,7 @@ import Testing
             workers: 4, ordered: false, shouldStop: { false },
             next: { counter.next() },
             work: { job, _ in
-                if job % 5 == 0 { usleep(1000) }
+                if job % 5 == 0 { usleep(1000) }  // the input: uneven work, so jobs finish out of order
                 return job * 2
             },
             deliver: { _, job, output in

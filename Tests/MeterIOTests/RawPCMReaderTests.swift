@@ -17,7 +17,7 @@ import MeterCore
                 let w = bytes[off..<(off + n)].withUnsafeBytes { Glibc.write(writeFD, $0.baseAddress!, n) }
                 precondition(w > 0)
                 off += w
-                if i % 97 == 0 { usleep(100) }  // let the reader see short reads
+                if i % 97 == 0 { usleep(100) }  // the input: a slow writer, so the reader sees short reads
             }
             close(writeFD)
         }

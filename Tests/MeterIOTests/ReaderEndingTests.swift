@@ -3,7 +3,7 @@ import Testing
 import MeterCore
 @testable import MeterIO
 
-/// Issue 8 §2: the reader knows the length a header promises (`DeclaredLength`) and says how
+/// The reader knows the length a header promises (`DeclaredLength`) and says how
 /// reading ended (`SoundFileReader.ending`).
 @Suite struct ReaderEndingTests {
     typealias F = SoundFileFixture

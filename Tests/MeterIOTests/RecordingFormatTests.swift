@@ -3,7 +3,7 @@ import MeterCore
 import Testing
 @testable import MeterIO
 
-/// The container choice and the bit-rate mappings (issues 8 and 14).
+/// The container choice and the bit-rate mappings.
 @Suite struct RecordingFormatTests {
     @Test func kindsByExtension() throws {
         for (ext, kind) in [("wav", RecordingFormat.Kind.headerPCM), ("RF64", .headerPCM), ("flac", .losslessStream),

@@ -12,8 +12,9 @@ import Testing
         var next = 0
         var failAt: Int?
         init(total: Int, failAt: Int? = nil) { self.total = total; self.failAt = failAt }
+        struct DecoderFailed: Error {}
         func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int {
-            if let f = failAt, next >= f { throw PulsemeterError(.io, "decoder failed") }
+            if let f = failAt, next >= f { throw DecoderFailed() }
             let n = min(maxFrames, total - next, 777)  // odd block sizes
             for i in 0..<n {
                 buffer[2 * i] = Float(next + i)
@@ -60,7 +61,7 @@ import Testing
 
     @Test func readAheadPassesTheDecoderError() {
         let src = ReadAheadSource(CountingSource(total: 100_000, failAt: 5000), blockFrames: 1000, blocks: 3)
-        #expect(throws: PulsemeterError.self) {
+        #expect(throws: CountingSource.DecoderFailed.self) {
             while try src.withNextBlock({ _, _ in }) {}
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `pulsemeter analyze` against sox and against the contract's definitions computed here.
+/// `pulsemeter analyze` against sox and against the level definitions (README.md) computed here.
 @Suite struct AnalyzeCLITests {
     /// Runs analyze with NDJSON output; checks the line structure every run must have.
     static func analyze(_ args: [String], stdin: Data? = nil,

@@ -136,7 +136,7 @@ enum Tool {
         return (rms, peak)
     }
 
-    /// Parses NDJSON output, checking the contract on the way: every line complete and valid
+    /// Parses NDJSON output, checking the format on the way: every line complete and valid
     /// JSON, an object with a `type`, every number finite (no NaN/Infinity text at all).
     static func ndjson(_ r: Result, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
         let text = r.out
@@ -291,7 +291,7 @@ struct TestAudio {
         return out
     }
 
-    // MARK: the contract's definitions, computed independently
+    // MARK: the level definitions, computed independently
 
     func channel(_ c: Int) -> [Double] { (0..<frames).map { samples[$0 * channels + c] } }
 

@@ -63,7 +63,7 @@ import Testing
         #expect(Tool.int(obj["frames"]) == 30000)
     }
 
-    /// Issue 8 §2: a header whose data chunk promises 3 s and holds nothing at all.
+    /// A header whose data chunk promises 3 s and holds nothing at all.
     @Test func headerPromisingDataThatIsNotThere() throws {
         let dir = try TempDir()
         let path = try dir.write(WAV.file(rate: 48000, channels: 2, bits: 16, float: false, payload: [], dataSize: 3 * 48000 * 4), "promise.wav")
@@ -81,7 +81,7 @@ import Testing
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    /// Issue 8 §2: 4 KB of garbage halfway through a FLAC: the end line for what was analysed,
+    /// 4 KB of garbage halfway through a FLAC: the end line for what was analysed,
     /// then one line naming the file, the frame and libsndfile's reason; exit 65. Cut at the
     /// same place instead, the file merely ends early: a warning and exit 0.
     @Test func flacDamagedHalfwayOrCutShort() throws {
@@ -235,7 +235,7 @@ import Testing
             (["analyze", wav, "--duration", "soon"], ["--duration", "soon"]),
             (["analyze", wav, "--help=yes"], ["--help"]),
             (["analyze"], ["FILE"]),
-            (["play", wav, "extra.wav"], ["extra.wav"]),  // analyze and waveform take many files (issue 12)
+            (["play", wav, "extra.wav"], ["extra.wav"]),  // analyze and waveform take many files
             (["analyze", wav, "-", "--raw", "s16le"], ["stdin"]),
             (["analyze", wav, "--raw", "s16le"], ["--raw"]),
             (["analyze", wav, "--rate", "44100"], ["--rate"]),
@@ -259,7 +259,7 @@ import Testing
             (["waveform", wav, "--color", "red\"/><script>"], ["--color"]),
             (["waveform", wav, "--played", "2"], ["--played", "2"]),
             (["waveform", wav, "--fps", "10"], ["--fps"]),
-            // Recording containers and --bitrate (issues 8 and 14): refused before connecting.
+            // Recording containers and --bitrate: refused before connecting.
             (["record", dir.path("x.xyz")], [".xyz", "wav", "flac", "opus"]),
             (["record", dir.path("x.ogg"), "--bitrate", "64"], ["Vorbis", "bit rate"]),
             (["record", dir.path("x.wav"), "--bitrate", "64"], [".wav", "bit rate"]),

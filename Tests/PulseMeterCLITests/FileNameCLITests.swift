@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 15: file names are bytes. analyze and waveform open names that are not UTF-8, hold a
+/// File names are bytes. analyze and waveform open names that are not UTF-8, hold a
 /// newline, a quote, an escape sequence or start with `-`; JSON shows them as valid strings
 /// (invalid bytes as U+FFFD), terminals and error lines never get a raw control character.
 @Suite struct FileNameCLITests {
@@ -130,7 +130,7 @@ import Testing
     }
 }
 
-/// The escaping the contract asks for, written out here independently of SafeText: C0, DEL
+/// The escaping README.md "File names" describes, written out here independently of SafeText: C0, DEL
 /// and C1 as `\n` `\t` `\r` `\e` or `\xHH`.
 enum SafeTextReference {
     static func escape(_ s: String) -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 /// `analyze` and `waveform` stopped by a signal before the end of their input: the output so
 /// far says `"complete":false`, one stderr line says how far the run got, exit 130. Each run is
@@ -25,12 +26,7 @@ import Testing
 
         /// Waits (up to `timeout` s) until `condition` holds; false on timeout or exit.
         func wait(timeout: Double = 60, for condition: () -> Bool) -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            while !condition() {
-                if Date() > deadline || !process.isRunning { return condition() }
-                usleep(5_000)
-            }
-            return true
+            Wait.until(timeout: timeout, interval: 0.005) { condition() || !process.isRunning } && condition()
         }
 
         /// Bytes waiting in the stdout pipe, unread (`FIONREAD`).

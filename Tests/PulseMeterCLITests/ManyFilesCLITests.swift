@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 12: `analyze FILE...`, `waveform FILE...`, `--files-from`, `-j`, `--shard`: one line per
+/// `analyze FILE...`, `waveform FILE...`, `--files-from`, `-j`, `--shard`: one line per
 /// file carrying `file`, identical to the single-file run's, in list order.
 @Suite struct ManyFilesCLITests {
     /// A small corpus: mono and stereo, WAV, FLAC and Ogg, different rates and lengths.

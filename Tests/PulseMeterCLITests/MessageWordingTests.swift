@@ -130,5 +130,14 @@ import Testing
             }
         }
     }
-}
 
+    /// The exit statuses of the error kinds, written out here (the sysexits.h numbers).
+    @Test func exitCodesOfKinds() {
+        #expect(PulsemeterError(.usage, "").exitCode == 64)
+        #expect(PulsemeterError(.notDecodable, "").exitCode == 65)
+        #expect(PulsemeterError(.missingInput, "").exitCode == 66)
+        #expect(PulsemeterError(.unavailable, "").exitCode == 69)
+        #expect(PulsemeterError(.cannotCreate, "").exitCode == 73)
+        #expect(PulsemeterError(.io, "").exitCode == 74)
+    }
+}

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Recordings never overwrite (issue 13, item 3): without --force an existing FILE is not
+/// Recordings never overwrite: without --force an existing FILE is not
 /// touched, whatever it is, and the refusal comes before any server is contacted (exit 73).
 /// (--force replacing a file needs a server: the live test `forceReplaces`.)
 @Suite struct RecordingSafetyCLITests {

@@ -4,7 +4,7 @@ import FoundationXML
 #endif
 import Testing
 
-/// `waveform --format svg` (issue 5): a valid XML document of N rounded bars whose heights
+/// `waveform --format svg`: a valid XML document of N rounded bars whose heights
 /// follow `levels`, inside the given height, vertically centred, self-contained.
 @Suite struct SVGWaveformTests {
     final class Collector: NSObject, XMLParserDelegate {

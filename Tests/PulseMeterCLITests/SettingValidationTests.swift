@@ -78,33 +78,4 @@ import Testing
                 == "no PulseAudio sink named x on s; run pulsemeter devices --sinks to list them")
         #expect(ErrorWording.pulse(.cannotConnect(server: "s", reason: "r")).exitCode == 69)
     }
-
-    /// The layering rule, checked on the sources: below the CLI, no code line (comments aside)
-    /// holds a string with a command-line option, only Signals.swift touches `Signals`, and
-    /// MeterIO throws typed errors, never a worded `PulsemeterError`.
-    @Test func noFileUnderTheCoreOrIOLayersSpellsAnOptionOrReadsSignals() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources")
-        let option = try Regex(#""[^"]*--[a-z][^"]*""#)
-        var checked = 0
-        for layer in ["MeterCore", "MeterIO"] {
-            let dir = root.appendingPathComponent(layer)
-            for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name.hasSuffix(".swift") {
-                let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
-                for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                    let code = line.trimmingCharacters(in: .whitespaces)
-                    if code.hasPrefix("//") { continue }
-                    #expect(code.firstMatch(of: option) == nil, "\(layer)/\(name):\(n + 1) spells an option: \(code)")
-                    if name != "Signals.swift" {
-                        #expect(!code.contains("Signals."), "\(layer)/\(name):\(n + 1) reads Signals: \(code)")
-                    }
-                    if layer == "MeterIO" {
-                        #expect(!code.contains("PulsemeterError("), "\(layer)/\(name):\(n + 1) words an error: \(code)")
-                    }
-                }
-                checked += 1
-            }
-        }
-        #expect(checked > 40)
-    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `pulsemeter waveform` against a naive computation of the contract's bars.
+/// `pulsemeter waveform` against a naive computation of the bars README.md "waveform" defines.
 @Suite struct WaveformCLITests {
     struct Expected {
         var rms: [Double], peak: [Double], levels: [Double]

@@ -9,7 +9,7 @@ import Testing
         stride(from: 0, to: frames, by: spp).map { $0..<min(frames, $0 + spp) }
     }
 
-    /// The contract's bar ranges [floor(i*F/N), floor((i+1)*F/N)).
+    /// The bar ranges README.md "waveform" defines, [floor(i*F/N), floor((i+1)*F/N)).
     static func bars(_ frames: Int, n: Int) -> [Range<Int>] {
         (0..<n).map { (($0 * frames) / n)..<((($0 + 1) * frames) / n) }
     }

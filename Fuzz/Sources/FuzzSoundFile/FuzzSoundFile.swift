@@ -1,6 +1,6 @@
 // Fuzzes file decoding: the input (mutated WAV/FLAC/Ogg/MP3 seeds) is written to a file in
 // /dev/shm, then opened with SoundFileReader and run through the meter and the waveform.
-// It must decode or fail with a PulsemeterError; every dB value finite and >= -160.
+// It must decode or fail with a typed error (InputError, SettingError); every dB value finite and >= -160.
 import Glibc
 import FuzzSupport
 import MeterCore
@@ -21,7 +21,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let settings = MeterSettings(rate: reader.rate, channels: reader.channels)
         let pipeline = try MeterPipeline(settings: settings)
         try pipeline.run(source: reader, sink: CheckingSink())
-    } catch is PulsemeterError {
+    } catch is InputError {
+    } catch is SettingError {
     } catch {
         fatalError("unexpected error type \(error)")
     }

@@ -1,4 +1,4 @@
-/// Encodes meter output as newline-delimited JSON, version 1 of CONTRACT.md.
+/// Encodes meter output as newline-delimited JSON, version 1 (README.md "NDJSON (version 1)").
 ///
 /// Each call returns one complete line (ending in `\n`) in a reused buffer; the caller writes
 /// it in one go. dB values carry 2 decimals, times 5 (ts 6), band edges 3.

@@ -28,7 +28,7 @@ public struct EventDetector {
         self.settings = settings
         self.rate = rate
         self.window = window
-        minFrames = Int((settings.silenceMinSeconds * Double(rate)).rounded())
+        minFrames = MeterSettings.frames(seconds: settings.silenceMinSeconds, rate: rate)
         clippedTotal = Array(repeating: 0, count: channels)
     }
 

@@ -1,4 +1,4 @@
-/// What `--events` detects and where its thresholds lie (CONTRACT.md "Events").
+/// What `--events` detects and where its thresholds lie (README.md "Events").
 public struct EventSettings: Sendable, Equatable {
     /// Silence is every channel's `rms_db` below this, in dBFS (`--silence-db`).
     public var silenceDb: Double

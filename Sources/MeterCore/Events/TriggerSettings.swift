@@ -7,6 +7,11 @@ public struct TriggerSettings: Sendable, Equatable {
     /// Audio from before the trigger each take starts with, in frames.
     public var preRollFrames: Int
 
+    /// How long a take stays open below the level, and how much audio before the trigger it
+    /// starts with, when not given (seconds).
+    public static let defaultHoldSeconds = 2.0
+    public static let defaultPreRollSeconds = 0.5
+
     public init(levelDb: Double, holdFrames: Int, preRollFrames: Int) {
         self.levelDb = levelDb
         self.holdFrames = holdFrames

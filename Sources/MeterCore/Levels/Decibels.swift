@@ -1,7 +1,10 @@
-/// dB conversions with the contract's bounds: every value is finite and at least -160.0.
+/// dB conversions with the bounds README.md "Levels: exact definitions" states: every value is
+/// finite and at least -160.0.
 public enum Decibels {
     /// The lowest value ever reported; digital silence reads exactly this.
     public static let floor: Double = -160.0
+    /// The level that reads 0 in `level` values (waveform bars, live frames) when not given.
+    public static let defaultLevelFloor: Double = -60
     /// A finite stand-in for infinite input (a float file holding `inf` samples), so that
     /// no infinity ever reaches output. Real audio never comes near it.
     public static let ceiling: Double = 1000.0

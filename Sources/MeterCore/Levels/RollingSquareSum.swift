@@ -81,17 +81,16 @@ public final class RollingSquareSum {
         count % blockSize == 0 ? completedSquares : completedSquares + lanesSum()
     }
 
-    /// Appends `n` samples read at `base[i * stride]` and returns their largest magnitude.
-    public func push(_ base: UnsafePointer<Float>, stride: Int, count n: Int) -> Float {
+    /// Appends the `n` contiguous samples at `base` and returns their largest magnitude.
+    public func push(_ base: UnsafePointer<Float>, count n: Int) -> Float {
         var peak: Float = 0
         var i = 0
         while i < n {
             let seg = min(n - i, blockSize - count % blockSize)
-            let p = base + i * stride
+            let p = base + i
             preparePartials(from: count, before: count + seg)
-            addToPartials(p, stride, seg)
-            let pk = stride == 1 ? accumulateContiguous(p, seg) : accumulateStrided(p, stride, seg)
-            peak = max(peak, pk)
+            addToPartials(p, seg)
+            peak = max(peak, accumulate(p, seg))
             count += seg
             received += seg
             i += seg
@@ -205,9 +204,9 @@ public final class RollingSquareSum {
 
     /// Adds the squares of the segment [count, count + n) to every start whose partial block it
     /// overlaps (the newest starts: those inside the current block).
-    private func addToPartials(_ p: UnsafePointer<Float>, _ stride: Int, _ n: Int) {
+    private func addToPartials(_ p: UnsafePointer<Float>, _ n: Int) {
         if var e = offGrid, e.end > count, e.start < count + n {
-            Self.add(p, stride, from: count, count: n, to: &e)
+            Self.add(p, from: count, count: n, to: &e)
             offGrid = e
         }
         let blockStart = count / blockSize * blockSize
@@ -216,18 +215,18 @@ public final class RollingSquareSum {
             let idx = (partialHead + k) % partialCapacity
             if partials[idx].start <= blockStart { break }
             k -= 1
-            Self.add(p, stride, from: count, count: n, to: &partials[idx])
+            Self.add(p, from: count, count: n, to: &partials[idx])
         }
     }
 
     /// Adds the squares of the samples at positions [from, from + n) that fall in `e`'s range.
     @inline(__always)
-    private static func add(_ p: UnsafePointer<Float>, _ stride: Int, from: Int, count n: Int, to e: inout Partial) {
+    private static func add(_ p: UnsafePointer<Float>, from: Int, count n: Int, to e: inout Partial) {
         let lo = max(e.start, from), hi = min(e.end, from + n)
         guard lo < hi else { return }
         let mid = min(max(e.split, lo), hi)
-        e.head = squares(p + (lo - from) * stride, stride, mid - lo, adding: e.head)
-        e.tail = squares(p + (mid - from) * stride, stride, hi - mid, adding: e.tail)
+        e.head = squares(p + (lo - from), mid - lo, adding: e.head)
+        e.tail = squares(p + (mid - from), hi - mid, adding: e.tail)
     }
 
     /// Records the current block's sum after a segment; closes the block at its end.
@@ -252,7 +251,7 @@ public final class RollingSquareSum {
     /// Adds the squares of `n` contiguous samples (the first at absolute position `count`) to
     /// the lanes and returns their largest magnitude.
     @inline(__always)
-    private func accumulateContiguous(_ p: UnsafePointer<Float>, _ n: Int) -> Float {
+    private func accumulate(_ p: UnsafePointer<Float>, _ n: Int) -> Float {
         var acc = lanes
         var peak: Float = 0
         var k = 0
@@ -285,23 +284,12 @@ public final class RollingSquareSum {
         return peak
     }
 
-    /// The same for samples `stride` apart.
-    private func accumulateStrided(_ p: UnsafePointer<Float>, _ stride: Int, _ n: Int) -> Float {
-        var peak: Float = 0
-        for k in 0..<n {
-            let x = p[k * stride]
-            lanes[(count + k) & 7] += x * x
-            peak = max(peak, abs(x))
-        }
-        return peak
-    }
-
-    /// `s` plus the squares of `n` samples `stride` apart, in Double, in order.
+    /// `s` plus the squares of `n` contiguous samples, in Double, in order.
     @inline(__always)
-    private static func squares(_ p: UnsafePointer<Float>, _ stride: Int, _ n: Int, adding s: Double) -> Double {
+    private static func squares(_ p: UnsafePointer<Float>, _ n: Int, adding s: Double) -> Double {
         var s = s
         for k in 0..<n {
-            let d = Double(p[k * stride])
+            let d = Double(p[k])
             s += d * d
         }
         return s

@@ -1,5 +1,5 @@
 /// A channel's role in a BS.1770 loudness sum, from the channel count as WAVE orders
-/// channels (CONTRACT.md "Loudness"): 1 mono, 2 L R, 3 L R C, 4 L R Ls Rs, 5 L R C Ls Rs,
+/// channels (README.md "Loudness"): 1 mono, 2 L R, 3 L R C, 4 L R Ls Rs, 5 L R C Ls Rs,
 /// 6 L R C LFE Ls Rs; any other count weighs every channel 1.0.
 public enum LoudnessChannel: Sendable, Equatable {
     case left, right, center, lfe, leftSurround, rightSurround, other

@@ -62,8 +62,8 @@ public final class LoudnessMeter {
             let seg = min(n - done, step - count % step, scratchCapacity)
             for (i, c) in counted.enumerated() {
                 filters[i].process(planar + c * channelStride + done, stride: 1, count: seg, into: scratch)
-                _ = momentary[i].push(scratch, stride: 1, count: seg)
-                _ = shortTerm[i].push(scratch, stride: 1, count: seg)
+                _ = momentary[i].push(scratch, count: seg)
+                _ = shortTerm[i].push(scratch, count: seg)
             }
             truePeak.push(planar + done, channelStride: channelStride, count: seg)
             done += seg

@@ -123,7 +123,7 @@ public final class MeterPipeline {
             let block = samples + done * channels
             let channelData = deinterleave(block, frames: n)
             for c in 0..<channels {
-                let p = meters[c].push(channelData + c * monoCapacity, stride: 1, count: n)
+                let p = meters[c].push(channelData + c * monoCapacity, count: n)
                 hopPeak[c] = max(hopPeak[c], p)
                 // Counting costs a pass only over blocks whose peak reached the clip level.
                 if p >= clipAmplitude { hopClips[c] += countClipped(channelData + c * monoCapacity, n) }
@@ -219,8 +219,8 @@ public final class MeterPipeline {
             s[i] = l[i] + r[i]
             d[i] = l[i] - r[i]
         }
-        _ = stereo.sum.push(s, stride: 1, count: n)
-        _ = stereo.difference.push(d, stride: 1, count: n)
+        _ = stereo.sum.push(s, count: n)
+        _ = stereo.difference.push(d, count: n)
     }
 
     /// Samples among `n` whose magnitude reaches the clip level.

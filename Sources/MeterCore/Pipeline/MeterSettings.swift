@@ -1,5 +1,5 @@
-/// What the meter measures: the capture spec and the analysis parameters of CONTRACT.md,
-/// with the derived sample counts (`hop`, `window`) computed once.
+/// What the meter measures: the capture spec and the analysis parameters (README.md "Commands
+/// and options"), with the derived sample counts (`hop`, `window`) computed once.
 public struct MeterSettings: Sendable, Equatable {
     public var rate: Int
     public var channels: Int
@@ -46,6 +46,10 @@ public struct MeterSettings: Sendable, Equatable {
         self.spl = spl
     }
 
+    /// The settings when nothing is given: the one statement of each default (the init's
+    /// arguments), which the command line starts from and its help text shows.
+    public static let defaults = MeterSettings()
+
     public static let maxChannels = 32
     public static let maxRate = 768_000
     /// The lowest rate loudness is measured at: libebur128's, the reference the tests check
@@ -59,7 +63,16 @@ public struct MeterSettings: Sendable, Equatable {
     /// The highest band edge actually asked for.
     public var effectiveFmax: Double { fmax ?? min(16000, 0.95 * Double(rate) / 2) }
 
-    /// What `setting` may be, given the other settings (the one statement of each rule).
+    /// The frames in `seconds` of audio at `rate`, rounded; a positive duration is at least one
+    /// frame. The one conversion of a duration the user gives into frames.
+    public static func frames(seconds: Double, rate: Int) -> Int {
+        let n = Int((seconds * Double(rate)).rounded())
+        return seconds > 0 ? max(1, n) : n
+    }
+
+    /// What `setting` may be, given the other settings (the one statement of each rule, also
+    /// of the values outside these settings that the command line takes: durations, record's
+    /// thresholds, the level floor, a calibrator's level).
     public func allowed(_ setting: SettingError.Setting) -> SettingError.Allowed {
         let nyquist = Double(rate) / 2
         switch setting {
@@ -77,28 +90,42 @@ public struct MeterSettings: Sendable, Equatable {
         case .calibration: return .range(0, 250)
         case .octaves: return bands > 0 ? .notWithBands : .oneOf([1, 3])
         case .vuReference: return .range(-60, 0)
+        case .silenceDb: return .range(-160, 0)
+        case .silenceMin: return .range(0, 86400)
+        case .clipDb: return .range(-100, 0)
+        case .duration: return .positiveUpTo(1e9)  // seconds x rate always fits in an Int
+        case .split: return .positiveUpTo(1e6)
+        case .triggerLevel: return .range(-160, 0)
+        case .hold: return .range(0, 3600)
+        case .preRoll: return .range(0, 60)
+        case .levelFloor: return .negativeFrom(Decibels.floor)
+        case .calibratorLevel: return .range(40, 170)
         }
+    }
+
+    /// Checks `value` of `setting` against `allowed(setting)`; the error names the setting,
+    /// the value and what is allowed.
+    public func check(_ setting: SettingError.Setting, _ value: Double) throws(SettingError) {
+        let allowed = allowed(setting)
+        let ok: Bool
+        switch allowed {
+        case .range(let lo, let hi): ok = value >= lo && value <= hi
+        case .positiveUpTo(let hi): ok = value > 0 && value <= hi
+        case .powerOfTwo(let lo, let hi):
+            ok = value >= Double(lo) && value <= Double(hi) && Int(value) & (Int(value) - 1) == 0
+        case .frequencyBelow(let lo, let below): ok = value >= lo && value < below
+        case .frequencyAbove(let above, let atMost): ok = value > above && value <= atMost
+        case .bandsWithinBins(let bins, _): ok = value <= Double(bins)
+        case .oneOf(let values): ok = values.contains(value)
+        case .notWithBands: ok = false
+        case .negativeFrom(let lo): ok = value >= lo && value < 0
+        }
+        guard ok, value.isFinite else { throw SettingError(setting, value: value, allowed: allowed) }
     }
 
     /// Checks every value against what is allowed, in the order of the settings; the error
     /// names the setting, its value and what is allowed.
     public func validate() throws(SettingError) {
-        func check(_ setting: SettingError.Setting, _ value: Double) throws(SettingError) {
-            let allowed = allowed(setting)
-            let ok: Bool
-            switch allowed {
-            case .range(let lo, let hi): ok = value >= lo && value <= hi
-            case .positiveUpTo(let hi): ok = value > 0 && value <= hi
-            case .powerOfTwo(let lo, let hi):
-                ok = value >= Double(lo) && value <= Double(hi) && Int(value) & (Int(value) - 1) == 0
-            case .frequencyBelow(let lo, let below): ok = value >= lo && value < below
-            case .frequencyAbove(let above, let atMost): ok = value > above && value <= atMost
-            case .bandsWithinBins(let bins, _): ok = value <= Double(bins)
-            case .oneOf(let values): ok = values.contains(value)
-            case .notWithBands: ok = false
-            }
-            guard ok, value.isFinite else { throw SettingError(setting, value: value, allowed: allowed) }
-        }
         try check(.rate, Double(rate))
         try check(.channels, Double(channels))
         try check(.fps, fps)
@@ -110,6 +137,11 @@ public struct MeterSettings: Sendable, Equatable {
         if loudness { try check(.loudnessRate, Double(rate)) }
         if octaves != 0 { try check(.octaves, Double(octaves)) }
         try check(.vuReference, vuReference)
+        if let events {
+            try check(.silenceDb, events.silenceDb)
+            try check(.silenceMin, events.silenceMinSeconds)
+            if let clipDb = events.clipDb { try check(.clipDb, clipDb) }
+        }
         if let spl {
             try check(.splRate, Double(rate))
             if let cal = spl.calibrationDb { try check(.calibration, cal) }

@@ -1,7 +1,7 @@
 /// The one conversion between integer PCM and the Float samples the meter and the lossy encoders
-/// work on: full scale is 1.0, so s16 is divided by 32768 (the contract's definition, and what
-/// libsndfile and ffmpeg do); back again it is multiplied by 32768, rounded and clamped to
-/// -32768...32767 (NaN becomes 0). Every reader and writer that turns shorts into floats or
+/// work on: full scale is 1.0, so s16 is divided by 32768 (README.md "Levels: exact
+/// definitions", and what libsndfile and ffmpeg do); back again it is multiplied by 32768,
+/// rounded and clamped to -32768...32767 (NaN becomes 0). Every reader and writer that turns shorts into floats or
 /// back calls this, so a level measured live, read back from a file, played, or fed to an
 /// encoder is the same number.
 public enum SampleConversion {

@@ -16,6 +16,18 @@ public struct SettingError: Error, Equatable, Sendable {
         case octaves
         /// The level of 0 VU.
         case vuReference
+        /// `--events` thresholds: the silence level (dBFS), its least duration (s), the clip
+        /// level (dBFS).
+        case silenceDb, silenceMin, clipDb
+        /// How much audio a run takes (s); the length of a split recording's files (s).
+        case duration, split
+        /// Voice-activated recording: the level that opens a take (dBFS), how long it stays
+        /// open below it (s), the audio before the trigger each take starts with (s).
+        case triggerLevel, hold, preRoll
+        /// The level that reads 0 in `level` values (dBFS).
+        case levelFloor
+        /// A sound level calibrator's tone (dB SPL).
+        case calibratorLevel
     }
 
     /// What values the setting takes (given the others).
@@ -36,6 +48,8 @@ public struct SettingError: Error, Equatable, Sendable {
         case oneOf([Double])
         /// Not together with FFT bands (it replaces them).
         case notWithBands
+        /// Below 0, at least the bound.
+        case negativeFrom(Double)
     }
 
     public let setting: Setting

@@ -29,7 +29,13 @@ public struct CalibrationMeasurement: Sendable {
     private var seen = 0
 
     /// `frames`: meter frames in the measurement window (e.g. 3 s worth).
-    public init(reference: Double = 94, tolerance: Double = 0.1, frames: Int) {
+    /// The calibrator's level when not given (dB SPL: the usual 94 dB, 1 Pa).
+    public static let defaultReference = 94.0
+    /// How long the tone must hold steady (s), and how much audio to give it at most (s).
+    public static let steadySeconds = 3.0
+    public static let defaultLimitSeconds = 20.0
+
+    public init(reference: Double = defaultReference, tolerance: Double = 0.1, frames: Int) {
         self.reference = reference
         self.tolerance = tolerance
         needed = max(1, frames)

@@ -82,7 +82,7 @@ public struct WaveformAccumulator {
     }
 }
 
-/// A finished waveform summary, as the contract's waveform JSON describes it.
+/// A finished waveform summary, as README.md "waveform" describes its JSON.
 public struct Waveform: Sendable, Equatable {
     public var rate: Int
     public var channels: Int

@@ -1,4 +1,4 @@
-/// Renders a `Waveform` as the contract's JSON, one line of block characters, or an SVG a chat
+/// Renders a `Waveform` as JSON (README.md "waveform"), one line of block characters, or an SVG a chat
 /// client can show as is. Pure string building.
 public enum WaveformRenderer {
     /// `{"version":1,"rate":..,"channels":..,"frames":F,"duration":..,"bars":N,"floor_db":..,

@@ -7,7 +7,7 @@ import MeterCore
 /// standard output the one raw-PCM reader (`RawPCMReader`) turns into frames. `file:` keeps a
 /// name that starts with `-` or holds `:` from being read as an option or a protocol.
 ///
-/// A non-zero exit of ffmpeg is a decode error of the file (exit 65), with the last line it
+/// A non-zero exit of ffmpeg is a decode error of the file (`.notDecodable`), with the last line it
 /// wrote on standard error. Seeking starts ffmpeg again at the new position. ffmpeg runs in its
 /// own process group (a Ctrl-C on the terminal does not reach it): a cancelled run stops it.
 ///
@@ -25,7 +25,7 @@ public final class FFmpegDecoder: AudioFileSource {
     private var finished = false
     private let cancellation: Cancellation?
 
-    /// Probes `path` with `ffprobe` (exit 65 when it holds no audio ffmpeg can read) and starts
+    /// Probes `path` with `ffprobe` (`.notDecodable` when it holds no audio ffmpeg can read) and starts
     /// decoding it with `ffmpeg`.
     public init(path: FilePath, ffmpeg: String, ffprobe: String, cancellation: Cancellation? = nil) throws(InputError) {
         self.path = path

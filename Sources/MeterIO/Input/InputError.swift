@@ -1,6 +1,6 @@
 /// Why an input (an audio file, a list of files, stdin) cannot be read: the facts, for the
-/// command line to word and give its exit code (66 missing or unreadable, 65 not decodable, 74
-/// a read that failed, 73 no room to hold stdin). `reason` is the system's or the decoder's
+/// command line to word (missing or unreadable, not decodable, a read that failed, no room to
+/// hold stdin). `reason` is the system's or the decoder's
 /// account of a failure (`strerror`, `SoundFileError`, the child's report), already in words.
 public enum InputError: Error, Equatable, Sendable {
     /// `stat(2)` or `open(2)` failed: no such file, a dangling link, a path through a file.

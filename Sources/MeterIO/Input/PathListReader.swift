@@ -29,7 +29,7 @@ public final class PathListReader {
     private var wakeFD: Int32 = -1
     private var registration: (Cancellation, Cancellation.Registration)?
 
-    /// Opens the list; `-` is stdin. Exit 66 when it cannot be opened.
+    /// Opens the list; `-` is stdin. Throws `.listCannotOpen` when it cannot be opened.
     public init(path: FilePath, nulSeparated: Bool, cancellation: Cancellation? = nil) throws(InputError) {
         self.path = path
         separator = nulSeparated ? 0 : UInt8(ascii: "\n")
@@ -63,7 +63,7 @@ public final class PathListReader {
         if wakeFD >= 0 { close(wakeFD) }
     }
 
-    /// The next name, or nil at the end of the list. Exit 74 when reading fails.
+    /// The next name, or nil at the end of the list. Throws `.listRead` when reading fails.
     public func next() throws(InputError) -> FilePath? {
         while true {
             if let sep = buffer[start..<end].firstIndex(of: separator) {

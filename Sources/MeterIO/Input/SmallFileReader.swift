@@ -2,7 +2,7 @@ import Glibc
 
 /// Reads a small file whole (a microphone calibration file): `open(2)`, then `read(2)` until
 /// the end. Missing, unreadable and directory paths give the `InputError`s every input gets
-/// (exit 66); a file over `limit` bytes is refused as not what it should be.
+/// before anything is read; a file over `limit` bytes is refused as not what it should be.
 public enum SmallFileReader {
     public static func read(_ path: FilePath, limit: Int = 4 << 20) throws(InputError) -> [UInt8] {
         try path.checkReadable()

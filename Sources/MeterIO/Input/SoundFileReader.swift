@@ -4,10 +4,10 @@ import MeterCore
 
 /// Decodes any file libsndfile reads (WAV, FLAC, AIFF, Ogg Vorbis, Opus, MP3, ...) to Float
 /// frames in large blocks: `sf_open` + `sf_readf_float`. Integer formats are scaled to full
-/// scale 1.0 (s16 divided by 32768), as the contract defines.
+/// scale 1.0 (s16 divided by 32768), as `SampleConversion` defines.
 ///
 /// A file that ends before its header's promise, or that stops decoding partway, never
-/// passes silently: `ending` says how the reading ended, and the command words it (issue 8).
+/// passes silently: `ending` says how the reading ended, and the command words it.
 /// The file is opened by descriptor (`sf_open_fd`) so that, when libsndfile reports a decode
 /// error, the descriptor's offset tells a stream cut short at the end of the file (a
 /// truncated FLAC: the file ends early) from damage with more file after it (an error).
@@ -47,7 +47,7 @@ public final class SoundFileReader: AudioFileSource {
 
     /// Opens `path`; `InputError.notDecodable` when libsndfile does not read it (see
     /// `AudioFile.open` for the ffmpeg fallback), `.cannotOpen` and the like when it is missing
-    /// or unreadable (the CLI's exits 65 and 66).
+    /// or unreadable.
     public convenience init(path: FilePath) throws(InputError) {
         guard let opened = try Self.openHandle(path) else {
             throw InputError.notDecodable(path, reason: SoundFileError.unknownFormat)

@@ -2,7 +2,7 @@ import Glibc
 import MeterCore
 
 /// Why a network stream (`--url`) cannot be metered: the facts, for the command line to word
-/// (69 when it cannot be opened, 74 when it is lost mid-run). Addresses and reasons are
+/// (it cannot be opened before the run, or it is lost mid-run). Addresses and reasons are
 /// already without the password.
 public enum NetworkStreamError: Error, Equatable, Sendable {
     /// ffmpeg is not on PATH, or could not be started (`reason`).

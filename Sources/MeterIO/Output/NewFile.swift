@@ -200,7 +200,7 @@ public struct NewFile {
 }
 
 extension NewFile.Failure {
-    /// The output error a caller reports for this failure to create `path` (73 every one).
+    /// The output error a caller reports for this failure to create `path` (each one a "cannot create").
     func outputError(_ path: FilePath, recording: Bool) -> OutputError {
         switch self {
         case .exists: return recording ? .recordingExists(path) : .cannotCreateOutput(path, reason: "it exists")

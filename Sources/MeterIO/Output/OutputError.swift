@@ -1,6 +1,5 @@
 /// Why an output (the meter's NDJSON file, a recording) cannot be made or written: the facts,
-/// for the command line to word and give its exit code (73 cannot create, 74 a write that
-/// failed). `reason` is the system's or the encoder's account, already in words (`strerror`,
+/// for the command line to word (cannot create, or a write that failed). `reason` is the system's or the encoder's account, already in words (`strerror`,
 /// `SoundFileError`, ffmpeg's last line or status).
 public enum OutputError: Error, Equatable, Sendable {
     /// `-o PATH` could not be created, or a write to it (or stdout) failed.

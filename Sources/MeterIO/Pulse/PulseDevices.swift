@@ -40,7 +40,7 @@ public final class PulseDevices {
     private let context: OpaquePointer
     private let deadline: Double
 
-    /// Connects, failing with exit 69 within `timeout` seconds when no server answers.
+    /// Connects; throws `PulseError.cannotConnect` within `timeout` seconds when no server answers.
     public init(timeout: Double = 5) throws(PulseError) {
         guard let ml = pa_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
         mainloop = ml

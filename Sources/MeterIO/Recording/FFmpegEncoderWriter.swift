@@ -6,7 +6,7 @@ import MeterCore
 /// is the only one that waits on ffmpeg; the capture thread never does (the record ring
 /// decouples them, as for libsndfile).
 ///
-/// - pulsemeter creates the file itself (so "cannot create" is exit 73 in our words, and a name
+/// - pulsemeter creates the file itself (so "cannot create" is reported in our words, and a name
 ///   is never parsed by ffmpeg as an option or protocol) and hands it to ffmpeg as its stdout;
 ///   the captured frames go to ffmpeg's stdin as raw s16le (this host's byte order, little
 ///   endian on every Linux target).
@@ -47,7 +47,7 @@ public final class FFmpegEncoderWriter: RecordingWriter {
     }
 
     /// Starts ffmpeg writing to `fd`, the file `RecordingFormat.openWriter` created for `path`
-    /// (owned from here on: ffmpeg writes to its own copy, this one reads back); exit 73 when
+    /// (owned from here on: ffmpeg writes to its own copy, this one reads back); throws when
     /// ffmpeg cannot be started.
     init(fd: Int32, path: FilePath, format: RecordingFormat, ffmpeg: String) throws(OutputError) {
         self.path = path
@@ -94,7 +94,7 @@ public final class FFmpegEncoderWriter: RecordingWriter {
         return how
     }
 
-    /// Hands interleaved s16 frames (the only format AAC recordings take) to ffmpeg; exit 74
+    /// Hands interleaved s16 frames (the only format AAC recordings take) to ffmpeg; throws
     /// when it has stopped taking them.
     public func write(_ frames: UnsafeRawBufferPointer) throws(OutputError) {
         if let failure { throw failure }
@@ -112,7 +112,7 @@ public final class FFmpegEncoderWriter: RecordingWriter {
         throw e
     }
 
-    /// Ends ffmpeg's input and waits for it to finish the file; exit 74 unless it exits cleanly.
+    /// Ends ffmpeg's input and waits for it to finish the file; throws unless it exits cleanly.
     public func close() throws(OutputError) {
         if let failure { throw failure }
         guard let child else { return }

@@ -64,7 +64,7 @@ final class Recorder {
     /// Slack the history keeps beyond the pre-roll for decisions that arrive late.
     static let decisionSlackSeconds = 10
 
-    /// For single and split, creates the first file now (exit 73 before capture starts).
+    /// For single and split, creates the first file now, so that one which cannot be created fails before capture starts.
     init(plan: RecordingPlan, format: RecordingFormat,
          report: @escaping (RecordingFileEvent) -> Void) throws(OutputError) {
         self.plan = plan

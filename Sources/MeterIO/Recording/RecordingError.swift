@@ -2,7 +2,7 @@ import MeterCore
 
 /// Why a recording cannot be made as asked: the facts (container, value, what is allowed),
 /// for the command line to word; it names the options (`--rate`, `--bitrate`, ...), this layer
-/// never does. All are usage errors (exit 64), found before anything is captured or created.
+/// never does. All are mistakes in what was asked, found before anything is captured or created.
 public enum RecordingError: Error, Equatable, Sendable {
     /// The file name's extension is no container offered; `available` lists those that are.
     case unknownContainer(path: FilePath, ext: String, available: [String])

@@ -3,11 +3,11 @@ import Glibc
 import MeterCore
 
 /// What a recording will be, worked out from the file name, the capture spec and the asked
-/// bit rate before anything is captured (so a bad name is exit 64 with no server contacted and
+/// bit rate before anything is captured (so a bad name is refused with no server contacted and
 /// no file created), and the factory that opens each file of that kind.
 ///
-/// The containers are those whose recordings keep the contract's promises, chosen so that
-/// libsndfile, sox and ffmpeg all read them back:
+/// The containers are those whose recordings can be cut off at any moment and still play,
+/// chosen so that libsndfile, sox and ffmpeg all read them back:
 /// - header-based PCM (wav, aiff/aif, au, caf, w64, rf64): 16-bit samples bit for bit, the
 ///   header rewritten after every write (`SFC_SET_UPDATE_HEADER_AUTO`) so the file is whole at
 ///   any moment, SIGKILL included;
@@ -189,13 +189,13 @@ public struct RecordingFormat: Sendable {
 
     /// Creates the file at `path` in this format, replacing a regular file or symbolic link of
     /// that name (never what a link points at; a directory, FIFO, device or socket is refused):
-    /// exit 73 when it cannot be created. For `--force`.
+    /// throws when it cannot be created. For `--force`.
     public func openWriter(path: FilePath) throws(OutputError) -> any RecordingWriter {
         try open(path, existing: .replace)!
     }
 
     /// Creates `path` in this format only if nothing has that name (`O_CREAT|O_EXCL`, so
-    /// nothing is ever overwritten): nil when the name is taken, exit 73 when it cannot be
+    /// nothing is ever overwritten): nil when the name is taken, throws when it cannot be
     /// created. For recordings without `--force` and those that number their files.
     public func openNewWriter(path: FilePath) throws(OutputError) -> (any RecordingWriter)? {
         try open(path, existing: .keep)

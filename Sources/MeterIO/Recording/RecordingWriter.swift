@@ -11,7 +11,7 @@ public protocol RecordingWriter: AnyObject {
     /// Frames that have reached the file (after `close`, every frame that is in it).
     var framesWritten: Int { get }
     /// Appends interleaved frames, native-endian in the format's `sampleFormat` (as the
-    /// capture delivered them); throws (exit 74) when they cannot be written.
+    /// capture delivered them); throws when they cannot be written.
     func write(_ frames: UnsafeRawBufferPointer) throws(OutputError)
     /// Finishes the file so every player reads it to its last frame.
     func close() throws(OutputError)

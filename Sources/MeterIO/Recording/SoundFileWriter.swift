@@ -32,7 +32,7 @@ public final class SoundFileWriter: RecordingWriter {
 
     /// Starts the file on `fd`, the file `RecordingFormat.openWriter` created for `path`
     /// (`sf_open_fd`, which owns and closes the descriptor from here on, also when it fails);
-    /// exit 73 when libsndfile refuses.
+    /// throws when libsndfile refuses.
     init(fd: Int32, path: FilePath, format: RecordingFormat) throws(OutputError) {
         var info = SF_INFO(frames: 0, samplerate: Int32(format.rate), channels: Int32(format.channels),
                            format: format.code, sections: 0, seekable: 0)
@@ -69,7 +69,7 @@ public final class SoundFileWriter: RecordingWriter {
         _ = try? close()
     }
 
-    /// Appends interleaved frames in the format's sample format; exit 74 on a short write
+    /// Appends interleaved frames in the format's sample format; throws on a short write
     /// (disk full, I/O error).
     public func write(_ samples: UnsafeRawBufferPointer) throws(OutputError) {
         guard let handle, let base = samples.baseAddress else { return }

@@ -40,8 +40,8 @@ public final class PlaybackSession: @unchecked Sendable {
     /// session goes.
     private var wake: Cancellation.Registration?
 
-    /// Opens the file (exit 65/66; through ffmpeg what libsndfile does not read) and a playback
-    /// stream on `device` (exit 69). Cancelling
+    /// Opens the file (`InputError`; through ffmpeg what libsndfile does not read) and a playback
+    /// stream on `device` (`PulseError`). Cancelling
     /// `cancellation` stops the playback like `stop()`.
     public init(path: FilePath, device: String?, sink: any FrameSink, settings: MeterSettings? = nil,
                 cancellation: Cancellation = Cancellation()) throws {

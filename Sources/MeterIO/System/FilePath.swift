@@ -61,7 +61,7 @@ public struct FilePath: Sendable, Hashable, CustomStringConvertible {
 
     /// Checks an input path before a decoder sees it, so that missing, unreadable and directory
     /// paths get their own `InputError` with the system's reason (`stat(2)`, `access(2)`),
-    /// which the CLI words as exit 66.
+    /// before any decoder prints its own account.
     public func checkReadable() throws(InputError) {
         var st = stat()
         guard withCString({ stat($0, &st) }) == 0 else {

@@ -17,10 +17,11 @@ public final class ChunkHandoff<Element: BitwiseCopyable>: @unchecked Sendable {
     public let ring: ChunkRing<Element>
     private let consumerWake = Wakeup()
     private let producerWake = Wakeup()
-    /// Chunks the sleeping consumer waits for; 0 while it is awake.
-    private let consumerWants = Atomic<Int>(0)
-    /// Free slots the sleeping producer waits for; 0 while it is awake.
-    private let producerWants = Atomic<Int>(0)
+    /// Chunks the sleeping consumer waits for; 0 while it is awake (the tests read it to
+    /// see the consumer asleep).
+    let consumerWants = Atomic<Int>(0)
+    /// Free slots the sleeping producer waits for; 0 while it is awake (likewise).
+    let producerWants = Atomic<Int>(0)
     private let cancelled = Atomic<Bool>(false)
 
     public init(slots: Int, slotCapacity: Int) {

@@ -1,4 +1,3 @@
-import Glibc
 import MeterCore
 import MeterIO
 
@@ -11,16 +10,7 @@ public enum CLI {
 
     /// Runs the tool and exits the process.
     public static func main() -> Never {
-        exit(run(rawArguments: rawArgumentVector()))
-    }
-
-    /// The arguments after the program name as the kernel passed them: bytes. (Swift's
-    /// `CommandLine.arguments` repairs invalid UTF-8 with U+FFFD, losing file names that are
-    /// not UTF-8, such as Latin-1 names from old archives.)
-    static func rawArgumentVector() -> [[UInt8]] {
-        (1..<Int(CommandLine.argc)).compactMap { i in
-            CommandLine.unsafeArgv[i].map { p in Array(UnsafeBufferPointer(start: p, count: strlen(p)).map { UInt8(bitPattern: $0) }) }
-        }
+        CurrentProcess.exit(run(rawArguments: CurrentProcess.rawArguments()))
     }
 
     /// Runs one command line and returns the exit status (tests call this).
@@ -132,7 +122,7 @@ public enum CLI {
         if let near = Suggestion.nearest(to: word, in: commands + ["help"]) {
             return PulsemeterError(.usage, "unknown command \(word); did you mean \(near)?")
         }
-        if access(word, F_OK) == 0 {
+        if FilePath(word).exists {
             return PulsemeterError(.usage, "unknown command \(word); to meter a file, use pulsemeter analyze \(word)")
         }
         return PulsemeterError(.usage, "unknown command \(word); use \(commands.dropLast().joined(separator: ", ")) or \(commands.last!) (see pulsemeter --help)")

@@ -11,23 +11,19 @@ enum CalibrateCommand {
         OptionSpec("--reference"), OptionSpec("--duration"), OptionSpec("-h", "--help", value: false),
     ]
 
-    /// Seconds the tone must hold steady.
-    static let steadySeconds = 3.0
-    static let defaultLimitSeconds = 20.0
-
     static func run(_ a: ParsedArguments) throws -> Int32 {
         _ = try a.requirePositionals([])
-        let reference = try a.double("reference", what: "use the calibrator's level in dB SPL, from 40 to 170 (94 or 114 as a rule)",
-                                     valid: { $0 >= 40 && $0 <= 170 }) ?? 94
+        let reference = try MeterOptions.checked(a, .calibratorLevel) ?? CalibrationMeasurement.defaultReference
+        let steadySeconds = CalibrationMeasurement.steadySeconds
         if let device = a.string("device"), device.isEmpty {
             throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
         }
         let given = a.string("rate") != nil && a.string("channels") != nil
-        var settings = try MeterOptions.settings(a, native: given ? (48000, 2) : LiveCommands.nativeSpec(of: a.string("device")))
+        var settings = try MeterOptions.read(a, native: given ? nil : LiveCommands.nativeSpec(of: a.string("device")))
         settings.spl = SoundLevelSettings(weighting: .a, timeWeighting: .fast)
         settings = try MeterOptions.validated(settings, a)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
-            ?? Int(defaultLimitSeconds * Double(settings.rate))
+            ?? MeterSettings.frames(seconds: CalibrationMeasurement.defaultLimitSeconds, rate: settings.rate)
         Signals.installStopHandlers()
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)

@@ -1,7 +1,7 @@
 import MeterCore
 import MeterIO
 
-/// Words how a file's decoding ended (issue 8 §2), after its output is complete: a file
+/// Words how a file's decoding ended, after its output is complete: a file
 /// shorter than its header's promise gets one warning line (exit 0, as sox warns on a
 /// premature end); a decode error partway is exit 65 naming the file, where and why.
 enum InputEnding {

@@ -39,7 +39,7 @@ enum LiveCommands {
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
         let url = try streamURL(a)
         let given = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
-        let settings = try MeterOptions.settings(a, native: given ? (48000, 2) : nativeSpec(of: a.string("device")))
+        let settings = try MeterOptions.settings(a, native: given ? nil : nativeSpec(of: a.string("device")))
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
         let mode = try RecordingOptions.mode(a, rate: settings.rate)
         if let device = a.string("device"), device.isEmpty {
@@ -151,12 +151,12 @@ enum LiveCommands {
     }
 
     /// The source's own rate and channels, the capture spec unless -r/-c say otherwise (a
-    /// 16 kHz mono microphone is metered as such, not resampled to 48 kHz stereo); 48000 / 2
-    /// when the server cannot say (the opening reports why, with its own error), and within
-    /// the meter's limits.
-    static func nativeSpec(of device: String?) -> (rate: Int, channels: Int) {
+    /// 16 kHz mono microphone is metered as such, not resampled to 48 kHz stereo); nil (the
+    /// defaults) when the server cannot say (the opening reports why, with its own error), and
+    /// within the meter's limits.
+    static func nativeSpec(of device: String?) -> (rate: Int, channels: Int)? {
         guard let d = try? PulseDevices().resolve(device, direction: .record),
-              (1...MeterSettings.maxRate).contains(d.rate), d.channels >= 1 else { return (48000, 2) }
+              (1...MeterSettings.maxRate).contains(d.rate), d.channels >= 1 else { return nil }
         return (d.rate, min(d.channels, MeterSettings.maxChannels))
     }
 

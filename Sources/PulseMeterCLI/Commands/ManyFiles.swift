@@ -1,7 +1,7 @@
 import MeterCore
 import MeterIO
 
-/// `analyze FILE...` and `waveform FILE...`: many files in one run (CONTRACT.md "Many files").
+/// `analyze FILE...` and `waveform FILE...`: many files in one run (README.md "Many files").
 ///
 /// The list is the positionals, then `--files-from` (one a line; `-0`/`--null` or
 /// `--files-from0` for NUL-separated), cut to `--shard K/N`. `-j N` workers run the command's

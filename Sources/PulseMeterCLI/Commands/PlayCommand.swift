@@ -1,4 +1,3 @@
-import Glibc
 import MeterCore
 import MeterIO
 
@@ -61,7 +60,7 @@ enum PlayCommand {
                                         rate: session.rate, levelDb: level, paused: session.isPaused,
                                         loudness: settings.loudness ? latest.loudness : nil, target: settings.targetLufs)
             try screen.draw(frame)
-            usleep(33_000)
+            CurrentProcess.pause(seconds: 0.033)
         }
         session.stop()
         try session.finish()

@@ -63,7 +63,7 @@ enum MeterOptions {
         do {
             try s.validate()
         } catch {
-            let raw = a.string(key(error.setting))
+            let raw = a.string(SettingOption.key(error.setting))
             if raw == nil, error.setting == .fps || error.setting == .fmax || (error.setting == .fmin && !a.has("fmax")) {
                 throw ErrorWording.rateTooLow(for: error, rate: s.rate, typed: a.has("rate"), fminTyped: a.has("fmin"))
             }
@@ -75,23 +75,29 @@ enum MeterOptions {
 
     /// The meter settings for a stream of `rate` Hz and `channels` channels (when the source
     /// decides them) or from --rate/--channels (live capture, raw stdin), which default to
-    /// `native` (a live source's own spec; 48000 / 2 when unknown). Here only the
-    /// spelling of each value is read; what is allowed is `MeterSettings.validate()`'s rule
-    /// (the one statement of it), worded by `ErrorWording`.
+    /// `native` (a live source's own spec; `MeterSettings.defaults` when unknown), validated.
     static func settings(_ a: ParsedArguments, rate: Int? = nil, channels: Int? = nil,
-                         native: (rate: Int, channels: Int) = (48000, 2)) throws(PulsemeterError) -> MeterSettings {
-        var s = MeterSettings()
-        s.rate = try value(a, .rate, s, as: Int.self) ?? native.rate
-        s.channels = try value(a, .channels, s, as: Int.self) ?? native.channels
+                         native: (rate: Int, channels: Int)? = nil) throws(PulsemeterError) -> MeterSettings {
+        try validated(read(a, rate: rate, channels: channels, native: native), a)
+    }
+
+    /// The same, not yet validated (for a command that adds settings of its own first). Here
+    /// only the spelling of each value is read; the defaults are `MeterSettings.defaults`, and
+    /// what is allowed is `MeterSettings.allowed`'s rule, worded by `ErrorWording`.
+    static func read(_ a: ParsedArguments, rate: Int? = nil, channels: Int? = nil,
+                     native: (rate: Int, channels: Int)? = nil) throws(PulsemeterError) -> MeterSettings {
+        var s = MeterSettings.defaults
+        s.rate = try value(a, .rate, s, as: Int.self) ?? native?.rate ?? s.rate
+        s.channels = try value(a, .channels, s, as: Int.self) ?? native?.channels ?? s.channels
         if let rate { s.rate = rate }
         if let channels { s.channels = channels }
-        s.fps = try value(a, .fps, s, as: Double.self) ?? 30
-        s.windowMs = try value(a, .window, s, as: Double.self) ?? 50
-        s.bands = try value(a, .bands, s, as: Int.self) ?? 0
-        s.fftSize = try value(a, .fftSize, s, as: Int.self) ?? 2048
-        s.fmin = try value(a, .fmin, s, as: Double.self) ?? 50
+        s.fps = try value(a, .fps, s, as: Double.self) ?? s.fps
+        s.windowMs = try value(a, .window, s, as: Double.self) ?? s.windowMs
+        s.bands = try value(a, .bands, s, as: Int.self) ?? s.bands
+        s.fftSize = try value(a, .fftSize, s, as: Int.self) ?? s.fftSize
+        s.fmin = try value(a, .fmin, s, as: Double.self) ?? s.fmin
         s.fmax = try value(a, .fmax, s, as: Double.self)
-        s.octaves = try value(a, .octaves, s, as: Int.self) ?? 0
+        s.octaves = try value(a, .octaves, s, as: Int.self) ?? s.octaves
         if let m = try a.choice("meter", MeterKind.allCases.map(\.rawValue)) { s.meter = MeterKind(rawValue: m) }
         // --vu-ref implies --meter vu, and goes with no other meter.
         if let ref = try value(a, .vuReference, s, as: Double.self) {
@@ -101,55 +107,61 @@ enum MeterOptions {
             }
             s.vuReference = ref
         }
-        s.events = try events(a)
+        s.events = try events(a, s)
         _ = try HookOptions.kinds(a)
         try readLoudness(a, into: &s)
         try readSoundLevel(a, into: &s)
-        return try validated(s, a)
-    }
-
-    /// The parser's key of the option for `setting`.
-    private static func key(_ setting: SettingError.Setting) -> String {
-        String(ErrorWording.option(setting).dropFirst(2))
+        return s
     }
 
     /// The option's value read as a `T`; an unreadable value is refused like a bad one.
     private static func value<T: LosslessStringConvertible>(_ a: ParsedArguments, _ setting: SettingError.Setting,
                                                           _ s: MeterSettings, as: T.Type) throws(PulsemeterError) -> T? {
-        guard let raw = a.string(key(setting)) else { return nil }
+        guard let raw = a.string(SettingOption.key(setting)) else { return nil }
         guard let v = T(raw) else {
             throw ErrorWording.setting(SettingError(setting, value: .nan, allowed: s.allowed(setting)), raw: raw)
         }
         return v
     }
 
+    /// A value the command line takes outside `MeterSettings` (a duration, record's
+    /// thresholds, the level floor), read and checked against its rule in `MeterSettings`.
+    static func checked(_ a: ParsedArguments, _ setting: SettingError.Setting) throws(PulsemeterError) -> Double? {
+        let s = MeterSettings.defaults
+        guard let v = try value(a, setting, s, as: Double.self) else { return nil }
+        do {
+            try s.check(setting, v)
+        } catch {
+            throw ErrorWording.setting(error, raw: a.string(SettingOption.key(setting)))
+        }
+        return v
+    }
+
     /// --events and its thresholds; the thresholds alone are a mistake (they would do nothing).
     /// `--exec-on` naming an event turns events on as --events does.
-    static func events(_ a: ParsedArguments) throws(PulsemeterError) -> EventSettings? {
+    static func events(_ a: ParsedArguments, _ s: MeterSettings) throws(PulsemeterError) -> EventSettings? {
         guard a.flag("events") || HookOptions.impliesEvents(a) else {
             for key in ["silence-db", "silence-min", "clip-db"] where a.has(key) {
                 throw PulsemeterError(.usage, "--\(key) sets a threshold of --events; add --events to get event lines")
             }
             return nil
         }
+        // The thresholds' rules are `MeterSettings.validate()`'s.
         var e = EventSettings()
-        e.silenceDb = try a.double("silence-db", what: "use a level in dBFS from -160 to 0", valid: { $0 >= -160 && $0 <= 0 }) ?? e.silenceDb
-        e.silenceMinSeconds = try a.double("silence-min", what: "use a number of seconds from 0 to 86400", valid: { $0 >= 0 && $0 <= 86400 }) ?? e.silenceMinSeconds
-        e.clipDb = try a.double("clip-db", what: "use a level in dBFS from -100 to 0", valid: { $0 >= -100 && $0 <= 0 })
+        e.silenceDb = try value(a, .silenceDb, s, as: Double.self) ?? e.silenceDb
+        e.silenceMinSeconds = try value(a, .silenceMin, s, as: Double.self) ?? e.silenceMinSeconds
+        e.clipDb = try value(a, .clipDb, s, as: Double.self)
         return e
     }
 
     /// --floor DB: the level that reads 0 in `levels` (waveform) and `level` (live frames).
     static func levelFloor(_ a: ParsedArguments) throws(PulsemeterError) -> Double {
-        try a.double("floor", what: "use a negative dB value from -160 up to below 0, e.g. -60", valid: { $0 < 0 && $0 >= -160 }) ?? -60
+        try checked(a, .levelFloor) ?? Decibels.defaultLevelFloor
     }
 
     /// --duration in seconds, converted to frames at `rate` (counted in frames, not wall time).
     static func durationFrames(_ a: ParsedArguments, rate: Int) throws(PulsemeterError) -> Int? {
-        // Bounded so that seconds x rate always fits in an Int (found by FuzzArguments).
-        guard let d = try a.double("duration", what: "use a number of seconds above 0, at most 1000000000",
-                                   valid: { $0 > 0 && $0 <= 1e9 }) else { return nil }
-        return max(1, Int((d * Double(rate)).rounded()))
+        try checked(a, .duration).map { MeterSettings.frames(seconds: $0, rate: rate) }
     }
 
     enum Format: String { case ansi, ndjson }

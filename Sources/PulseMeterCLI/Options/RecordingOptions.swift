@@ -2,7 +2,8 @@ import MeterCore
 import MeterIO
 
 /// `--split`, `--trigger`, `--hold` and `--pre-roll`: how `record` cuts its recording into
-/// files. Only `record` takes them; elsewhere they are unknown options (exit 64).
+/// files. Only `record` takes them; elsewhere they are unknown options (exit 64). Their
+/// rules and defaults are `MeterSettings.allowed`'s and `TriggerSettings`'.
 enum RecordingOptions {
     static let specs = [OptionSpec("--split"), OptionSpec("--trigger"), OptionSpec("--hold"), OptionSpec("--pre-roll"),
                         OptionSpec("--keep")]
@@ -19,12 +20,8 @@ enum RecordingOptions {
 
     /// `--split` given with `--trigger`: takes longer than the split length go on in a new file.
     static func takeSplitFrames(_ a: ParsedArguments, rate: Int) throws(PulsemeterError) -> Int? {
-        guard a.has("trigger"), let split = try splitSeconds(a) else { return nil }
-        return max(1, Int((split * Double(rate)).rounded()))
-    }
-
-    static func splitSeconds(_ a: ParsedArguments) throws(PulsemeterError) -> Double? {
-        try a.double("split", what: "use a number of seconds above 0, at most 1000000", valid: { $0 > 0 && $0 <= 1e6 })
+        guard a.has("trigger"), let split = try MeterOptions.checked(a, .split) else { return nil }
+        return MeterSettings.frames(seconds: split, rate: rate)
     }
 
     /// `--bits 16|24|32|float` (record, monitor --record): the capture's and the file's sample
@@ -41,20 +38,18 @@ enum RecordingOptions {
     static func mode(_ a: ParsedArguments, rate: Int) throws(PulsemeterError) -> RecordingPlan.Mode {
         let given = keys.filter { a.has($0) }
         guard let first = given.first else { return .single }
-        func frames(_ seconds: Double) -> Int { max(1, Int((seconds * Double(rate)).rounded())) }
-        if let split = try splitSeconds(a), !a.has("trigger") {
+        func frames(_ seconds: Double) -> Int { MeterSettings.frames(seconds: seconds, rate: rate) }
+        if let split = try MeterOptions.checked(a, .split), !a.has("trigger") {
             if let other = given.first(where: { $0 != "split" }) {
                 throw PulsemeterError(.usage, "--\(other) applies to voice-activated recording; add --trigger DB (--split goes with it too: a take longer than SECONDS is split)")
             }
             return .split(frames: frames(split))
         }
-        guard let level = try a.double("trigger", what: "use a level in dBFS from -160 to 0",
-                                       valid: { $0 >= -160 && $0 <= 0 }) else {
+        guard let level = try MeterOptions.checked(a, .triggerLevel) else {
             throw PulsemeterError(.usage, "--\(first) applies to voice-activated recording; add --trigger DB")
         }
-        let hold = try a.double("hold", what: "use a number of seconds from 0 to 3600", valid: { $0 >= 0 && $0 <= 3600 }) ?? 2
-        let preRoll = try a.double("pre-roll", what: "use a number of seconds from 0 to 60", valid: { $0 >= 0 && $0 <= 60 }) ?? 0.5
-        return .trigger(TriggerSettings(levelDb: level, holdFrames: Int((hold * Double(rate)).rounded()),
-                                        preRollFrames: Int((preRoll * Double(rate)).rounded())))
+        let hold = try MeterOptions.checked(a, .hold) ?? TriggerSettings.defaultHoldSeconds
+        let preRoll = try MeterOptions.checked(a, .preRoll) ?? TriggerSettings.defaultPreRollSeconds
+        return .trigger(TriggerSettings(levelDb: level, holdFrames: frames(hold), preRollFrames: frames(preRoll)))
     }
 }

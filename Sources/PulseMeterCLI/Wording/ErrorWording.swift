@@ -3,7 +3,7 @@ import MeterIO
 
 /// Words the typed errors of MeterCore and MeterIO for the user: one line saying what went
 /// wrong and what to do, naming this command line's options and commands (the layers below
-/// never do), with the exit code the contract assigns.
+/// never do), with its exit code (README.md "Exit codes").
 enum ErrorWording {
     /// The user-facing error for `error`, or nil when it is none of the typed errors.
     static func userError(_ error: Error) -> PulsemeterError? {
@@ -20,25 +20,8 @@ enum ErrorWording {
         }
     }
 
-    /// The option that sets `setting`.
-    static func option(_ setting: SettingError.Setting) -> String {
-        switch setting {
-        case .rate: "--rate"
-        case .channels: "--channels"
-        case .fps: "--fps"
-        case .window: "--window"
-        case .bands: "--bands"
-        case .fftSize: "--fft-size"
-        case .fmin: "--fmin"
-        case .fmax: "--fmax"
-        case .target: "--target"
-        case .loudnessRate: "--loudness"
-        case .splRate: "--spl"
-        case .calibration: "--calibration"
-        case .octaves: "--octaves"
-        case .vuReference: "--vu-ref"
-        }
-    }
+    /// The option that sets `setting`, as the user types it.
+    static func option(_ setting: SettingError.Setting) -> String { "--" + SettingOption.key(setting) }
 
     /// A usage error: "--OPTION VALUE is not allowed: what is". `raw` is the value as typed.
     /// `isDefault`: the user did not type the value (it is the option's default).
@@ -63,10 +46,16 @@ enum ErrorWording {
             case .target: allowed = "use a loudness from \(number(lo)) to \(number(hi)) LUFS (e.g. -23 broadcast, -16 podcasts, -14 streaming)"
             case .vuReference: allowed = "use the dBFS peak level of the sine that reads 0 VU, from \(number(lo)) to \(number(hi)) (-18 EBU, -20 SMPTE)"
             case .calibration: allowed = "use the dB SPL that reads as 0 dBFS, from \(number(lo)) to \(number(hi)) (pulsemeter calibrate measures it)"
+            case .silenceDb, .clipDb, .triggerLevel: allowed = "use a level in dBFS from \(number(lo)) to \(number(hi))"
+            case .silenceMin, .hold, .preRoll: allowed = "use a number of seconds from \(number(lo)) to \(number(hi))"
+            case .calibratorLevel:
+                allowed = "use the calibrator's level in dB SPL, from \(number(lo)) to \(number(hi)) (94 or 114 as a rule)"
             default: allowed = "use a number from \(number(lo)) to \(number(hi))"
             }
         case (.window, .positiveUpTo(let hi)):
             allowed = "use a window in milliseconds above 0, at most \(number(hi))"
+        case (.duration, .positiveUpTo(let hi)), (.split, .positiveUpTo(let hi)):
+            allowed = "use a number of seconds above 0, at most \(number(hi))"
         case (_, .positiveUpTo(let hi)):
             allowed = "use a number above 0, at most \(number(hi))"
         case (_, .powerOfTwo(let lo, let hi)):
@@ -81,6 +70,8 @@ enum ErrorWording {
             allowed = "use " + values.map(number).joined(separator: " or ")
         case (_, .notWithBands):
             allowed = "octave bands replace the FFT bands; drop --bands"
+        case (_, .negativeFrom(let lo)):
+            allowed = "use a negative dB value from \(number(lo)) up to below 0, e.g. \(number(Decibels.defaultLevelFloor))"
         }
         return PulsemeterError(.usage, "\(option(e.setting)) \(value) is not allowed: \(allowed)")
     }

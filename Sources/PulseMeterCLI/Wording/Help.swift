@@ -1,20 +1,39 @@
-/// Help text for the tool and each command.
+import MeterCore
+
+/// Help text for the tool and each command. Defaults and ranges come from where they are
+/// stated once (`MeterSettings`, `EventSettings`, `TriggerSettings`, ...), not from here.
 enum Help {
+    private static let d = MeterSettings.defaults
+    private static func n(_ v: Double) -> String { ErrorWording.number(v) }
+    private static func n(_ v: Int) -> String { String(v) }
+    /// "LO..HI" of a setting whose rule is a range (or a range of powers of two).
+    private static func range(_ setting: SettingError.Setting) -> String {
+        switch d.allowed(setting) {
+        case .range(let lo, let hi): return n(lo) + ".." + n(hi)
+        case .powerOfTwo(let lo, let hi): return n(lo) + ".." + n(hi)
+        default: preconditionFailure("\(setting) has no range")
+        }
+    }
+    private static var preRollMost: Double {
+        guard case .range(_, let hi) = d.allowed(.preRoll) else { preconditionFailure("pre-roll has no range") }
+        return hi
+    }
+
     static let meterOptions = """
       -r, --rate HZ          capture rate (live, raw stdin)             [the source's own]
-      -c, --channels N       capture channels, 1..32 (live, raw stdin)  [the source's own]
-          --fps N            meter frames per second of audio; hop = round(rate/fps)  [30]
-          --window MS        RMS integration window                     [50]
-          --bands N          FFT band levels, log-spaced (0 = off)      [0]
-          --fft-size N       FFT length, a power of two 64..65536       [2048]
-          --fmin HZ          lowest band edge                           [50]
+      -c, --channels N       capture channels, \(range(.channels)) (live, raw stdin)  [the source's own]
+          --fps N            meter frames per second of audio; hop = round(rate/fps)  [\(n(d.fps))]
+          --window MS        RMS integration window                     [\(n(d.windowMs))]
+          --bands N          FFT band levels, log-spaced (0 = off)      [\(n(d.bands))]
+          --fft-size N       FFT length, a power of two \(range(.fftSize))       [\(n(d.fftSize))]
+          --fmin HZ          lowest band edge                           [\(n(d.fmin))]
           --fmax HZ          highest band edge        [min(16000, 0.95 x Nyquist)]
       -f, --format FMT       ansi or ndjson           [ansi on a terminal, else ndjson]
       -o, --output PATH      write meter output there instead of stdout
           --duration SEC     stop after this much audio (counted in frames)
           --events           event lines: silence_start/silence_end, clip
-          --silence-db DB    silence: every channel's RMS below this      [-60]
-          --silence-min SEC  ... for at least this long                   [2]
+          --silence-db DB    silence: every channel's RMS below this      [\(n(EventSettings().silenceDb))]
+          --silence-min SEC  ... for at least this long                   [\(n(EventSettings().silenceMinSeconds))]
           --clip-db DB       a sample this loud counts as clipped   [the 16-bit rail]
           --exec CMD         run /bin/sh -c CMD for every event, gap, file and device line:
                              the line on its stdin, PULSEMETER_TYPE, _EVENT, _POS, _T,
@@ -29,14 +48,14 @@ enum Help {
     static let loudnessOptions = """
           --loudness         EBU R128 loudness: lufs_m/lufs_s/lufs_i per frame (live: lra too);
                              lufs_i, lra, max_lufs_m, max_lufs_s, true_peak_db in the end line
-          --target LUFS      a loudness to aim at, -70..0 (implies --loudness): the end line
+          --target LUFS      a loudness to aim at, \(range(.target)) (implies --loudness): the end line
                              adds target_lufs and gain_db, the meter marks it
 
     """
 
     static let soundLevelOptions = """
           --meter KIND       meter_db and the bars: dbfs, vu, ppm1, ppm2, k20, k14 or k12
-          --vu-ref DB        the dBFS peak level of 0 VU (implies --meter vu)   [-18]
+          --vu-ref DB        the dBFS peak level of 0 VU (implies --meter vu)   [\(n(d.vuReference))]
           --octaves 1|3      octave or third-octave bands (IEC 61260-1) instead of --bands
           --spl              sound level meter (IEC 61672-1): spl_db, leq_db per frame; leq_db,
                              lmax_db, lmin_db, lpeak_db, sel_db, ln_db in the end line
@@ -92,10 +111,10 @@ enum Help {
 
         options:
           -d, --device NAME      the source the measurement microphone is on   [server default]
-              --reference DB     the calibrator's level in dB SPL, 40..170          [94]
+              --reference DB     the calibrator's level in dB SPL, \(range(.calibratorLevel))          [\(n(CalibrationMeasurement.defaultReference))]
           -r, --rate HZ          capture rate                                 [the source's own]
           -c, --channels N       capture channels (the loudest one is measured) [the source's own]
-              --duration SEC     give up after this much audio                      [20]
+              --duration SEC     give up after this much audio                      [\(n(CalibrationMeasurement.defaultLimitSeconds))]
           -h, --help             this help
 
         """,
@@ -136,13 +155,13 @@ enum Help {
         options:
           -d, --device NAME      source; @DEFAULT_MONITOR@ meters what is playing   [server default]
               --url URL          a network stream instead (http, https, Icecast, HLS, rtsp: what
-                                 ffmpeg reads), decoded by ffmpeg at -r/-c   [48000 / 2]
+                                 ffmpeg reads), decoded by ffmpeg at -r/-c   [\(n(d.rate)) / \(n(d.channels))]
         \(meterOptions)      --record FILE      also record every captured frame (container from the extension)
               --force            with --record: replace FILE if it exists (without it, exit 73)
               --bitrate KBPS     with --record: the bit rate of .m4a/.aac, .opus and .mp3   [encoder's default]
               --bits 16|24|32|float  with --record: the capture's and the file's sample format   [16]
               --reconnect        on server or device loss, wait and resume (a "gap" line marks it)
-              --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
+              --floor DB         the level that reads 0 in the frames' level (0..1)   [\(n(Decibels.defaultLevelFloor))]
               --no-history       no scrolling level history on the recording meter
               --listen [HOST:]PORT
                                  serve /metrics (Prometheus), /events (SSE), /status and a live
@@ -173,7 +192,7 @@ enum Help {
           -d, --device NAME      source                                             [server default]
               --url URL          record a network stream instead (decoded by ffmpeg)
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
-              --floor DB         the level that reads 0 in the frames' level (0..1)   [-60]
+              --floor DB         the level that reads 0 in the frames' level (0..1)   [\(n(Decibels.defaultLevelFloor))]
               --no-history       no scrolling level history on the recording meter
               --listen [HOST:]PORT
                                  serve /metrics, /events, /status and the meter page   [host 127.0.0.1]
@@ -183,8 +202,8 @@ enum Help {
                                  (wav, aiff, caf, au, w64, rf64; flac up to 24)
               --split SEC        a new file every SEC of audio (counted in frames): FILE-001.wav, ...
               --trigger DB       voice-activated: a take opens when any channel's RMS rises above DB
-              --hold SEC         ... and closes after this long below it                 [2]
-              --pre-roll SEC     ... starting this long before the trigger (at most 60)  [0.5]
+              --hold SEC         ... and closes after this long below it                 [\(n(TriggerSettings.defaultHoldSeconds))]
+              --pre-roll SEC     ... starting this long before the trigger (at most \(n(preRollMost)))  [\(n(TriggerSettings.defaultPreRollSeconds))]
                                  (--split with --trigger: a take longer than SEC is split)
               --keep N           keep only the newest N files (split, trigger): a rolling archive
 
@@ -235,7 +254,7 @@ enum Help {
         options:
           -n, --bars N           number of bars                  [64]
           -f, --format FMT       json, svg, ansi, dat, audiowaveform-json or peaks   [json]
-              --floor DB         level that reads 0              [-60]
+              --floor DB         level that reads 0              [\(n(Decibels.defaultLevelFloor))]
               --normalize        levels scaled so the loudest bar is 1.0
           dat, audiowaveform-json, peaks (min/max pixels for waveform players):
               --bits 8|16        dat and audiowaveform-json resolution   [16]

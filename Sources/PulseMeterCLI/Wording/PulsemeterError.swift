@@ -1,5 +1,6 @@
-/// An error every layer can raise, carrying the category that decides the exit code
-/// (see CONTRACT.md "Errors and exit codes") and a one-line message for the user.
+/// A failure as the user sees it: the category that decides the process's exit status and a
+/// one-line message. Only the command line makes these (`ErrorWording` turns the typed errors
+/// of the layers below into one); nothing under MeterCore or MeterIO knows exit statuses.
 ///
 /// The message says what went wrong and what to do; the CLI prints it after `pulsemeter: `.
 public struct PulsemeterError: Error, Equatable, CustomStringConvertible {
@@ -28,7 +29,7 @@ public struct PulsemeterError: Error, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// The process exit status the contract assigns to this kind.
+    /// The process exit status of this kind (sysexits.h numbers).
     public var exitCode: Int32 {
         switch kind {
         case .usage: return 64

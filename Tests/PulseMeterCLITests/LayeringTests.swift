@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// The layering rules, checked on the sources (every .swift file under Sources/, folders
+/// included):
+/// - below the CLI, no code line (comments aside) holds a string with a command-line option,
+///   only Signals.swift touches `Signals`, and nothing makes a `PulsemeterError`;
+/// - below the CLI, no comment gives an exit status: the layers below say what happens, the
+///   CLI decides the status;
+/// - the CLI imports no C module and calls no C function itself: what it needs of the
+///   process comes from MeterIO;
+/// - no comment anywhere cites a document or an issue tracker that is not in the repository.
+@Suite struct LayeringTests {
+    /// Every Swift file of `layer` (a folder under Sources/), as (path under Sources, lines).
+    static func files(_ layer: String) throws -> [(name: String, lines: [Substring])] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let dir = root.appendingPathComponent(layer)
+        guard let walk = FileManager.default.enumerator(atPath: dir.path) else { return [] }
+        var out: [(String, [Substring])] = []
+        for case let name as String in walk where name.hasSuffix(".swift") {
+            let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+            out.append((layer + "/" + name, text.split(separator: "\n", omittingEmptySubsequences: false)))
+        }
+        return out.sorted { $0.0 < $1.0 }
+    }
+
+    static func isComment(_ line: Substring) -> Bool { line.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+
+    @Test func noFileUnderTheCoreOrIOLayersSpellsAnOptionReadsSignalsOrWordsAnError() throws {
+        let option = try Regex(#""[^"]*--[a-z][^"]*""#)
+        var checked = 0
+        for layer in ["MeterCore", "MeterIO"] {
+            for (name, lines) in try Self.files(layer) {
+                for (n, line) in lines.enumerated() where !Self.isComment(line) {
+                    let code = line.trimmingCharacters(in: .whitespaces)
+                    #expect(code.firstMatch(of: option) == nil, "\(name):\(n + 1) spells an option: \(code)")
+                    if !name.hasSuffix("/Signals.swift") {
+                        #expect(!code.contains("Signals."), "\(name):\(n + 1) reads Signals: \(code)")
+                    }
+                    #expect(!code.contains("PulsemeterError"), "\(name):\(n + 1) words an error: \(code)")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked > 100)
+    }
+
+    @Test func noCommentBelowTheCLIGivesAnExitStatus() throws {
+        // "exit 66", "(exit 65/66; ...)", "give its exit code (66 missing ...": "exit" and a
+        // status number in one sentence.
+        let status = try Regex(#"\bexit(s|ed)?\b[^.]*\b(6[4-9]|7[0-8]|130)\b"#)
+        for layer in ["MeterCore", "MeterIO"] {
+            for (name, lines) in try Self.files(layer) {
+                for (n, line) in lines.enumerated() where Self.isComment(line) {
+                    #expect(line.firstMatch(of: status) == nil, "\(name):\(n + 1) gives an exit status: \(line)")
+                }
+            }
+        }
+    }
+
+    @Test func theCLICallsNoCFunction() throws {
+        let calls = ["import Glibc", "Glibc.", "strlen(", "access(", "usleep(", "getenv(", " exit(", "isatty("]
+        var checked = 0
+        for (name, lines) in try Self.files("PulseMeterCLI") + Self.files("pulsemeter") {
+            for (n, line) in lines.enumerated() where !Self.isComment(line) {
+                for call in calls {
+                    #expect(!line.contains(call), "\(name):\(n + 1) calls C (\(call)): \(line)")
+                }
+            }
+            checked += 1
+        }
+        #expect(checked > 20)
+    }
+
+    @Test func noCommentCitesWhatIsNotInTheRepository() throws {
+        let citation = try Regex(#"CONTRACT\.md|\b[Ii]ssues? #?[0-9]+|(^|[ (])#[0-9]+\b|the contract"#)
+        for layer in ["MeterCore", "MeterIO", "PulseMeterCLI", "pulsemeter"] {
+            for (name, lines) in try Self.files(layer) {
+                for (n, line) in lines.enumerated() where Self.isComment(line) {
+                    #expect(line.firstMatch(of: citation) == nil, "\(name):\(n + 1) cites: \(line)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Glibc
+
+/// The one way the tests wait: for a condition (a line on a screen, a file grown, a status
+/// file written, a process gone, a thread asleep), checked until it holds or a deadline
+/// passes. The brief pause between checks only keeps the loop off the CPU; nothing waits a
+/// fixed time for something to happen. (`passing` is for the few tests whose input is time.)
+public enum Wait {
+    /// Checks `condition` every `interval` seconds until it holds or `timeout` seconds have
+    /// passed; true when it held.
+    @discardableResult
+    public static func until(timeout: Double, interval: Double = 0.05, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = now() + timeout
+        while true {
+            if try condition() { return true }
+            if now() >= deadline { return false }
+            usleep(UInt32(interval * 1e6))
+        }
+    }
+
+    /// What `probe` gives once `ok` holds of it, or its last value when `timeout` passes first.
+    public static func value<T>(timeout: Double, interval: Double = 0.05, _ probe: () throws -> T,
+                                until ok: (T) -> Bool) rethrows -> T {
+        var last: T?
+        try until(timeout: timeout, interval: interval) {
+            let v = try probe()
+            last = v
+            return ok(v)
+        }
+        return last!  // `until` checks at least once
+    }
+
+    /// Lets `seconds` pass, for a test whose input is time itself (a job stopped for so long,
+    /// a clock that must stand still meanwhile); never to wait for something to happen.
+    public static func passing(seconds: Double) {
+        let end = now() + seconds
+        until(timeout: seconds) { now() >= end }
+    }
+
+    /// Seconds on the monotonic clock (`clock_gettime(CLOCK_MONOTONIC)`).
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
