@@ -24,9 +24,6 @@ public final class SoundLevelMeter {
     /// Per pair of channels (SIMD2 lanes): the three sections' states, two values each
     /// (transposed direct form II).
     private var filterState: [SIMD2<Double>]
-    /// Whether the detector takes C's output, or the input (Z), rather than A's: the same for
-    /// every lane, a choice without a branch in the loop.
-    private let takeC: SIMDMask<SIMD2<Int64>>, takeZ: SIMDMask<SIMD2<Int64>>
     /// One block of the weighted signal of a pair of channels (gain taken out).
     private let weighted: UnsafeMutablePointer<SIMD2<Double>>
     private static let blockCapacity = 4096
@@ -62,8 +59,6 @@ public final class SoundLevelMeter {
         case .c: power = gainC * gainC
         case .z: power = 1
         }
-        takeC = SIMDMask(repeating: settings.weighting == .c)
-        takeZ = SIMDMask(repeating: settings.weighting == .z)
         filterState = Array(repeating: .zero, count: 6 * ((channels + 1) / 2))
         weighted = .allocate(capacity: Self.blockCapacity)
         rise = 1 - PureMath.exp(-1 / (settings.timeWeighting.seconds * Double(rate)))
@@ -82,15 +77,21 @@ public final class SoundLevelMeter {
 
     /// Adds `n` frames given per channel: channel c's samples at `planar + c * channelStride`.
     /// Channels go two at a time, side by side in SIMD2 lanes (a last odd channel fills both),
-    /// so each sample's wait on the filters' recursion serves two channels.
+    /// so each sample's wait on the filters' recursion serves two channels. The loops are
+    /// inlined once per weighting and per detector kind, so neither is a branch inside them.
     public func push(_ planar: UnsafePointer<Float>, channelStride: Int, count n: Int) {
         var done = 0
         while done < n {
             let m = min(n - done, Self.blockCapacity)
             for c in stride(from: 0, to: channels, by: 2) {
-                let second = min(c + 1, channels - 1)
-                weigh(pair: c / 2, planar + c * channelStride + done, planar + second * channelStride + done, m, lanes: (c, second))
-                detect(m, lanes: (c, second))
+                let second = min(c + 1, channels - 1), lanes = (c, second)
+                let left = planar + c * channelStride + done, right = planar + second * channelStride + done
+                switch settings.weighting {
+                case .a: weigh(pair: c / 2, left, right, m, lanes: lanes, taking: .a)
+                case .c: weigh(pair: c / 2, left, right, m, lanes: lanes, taking: .c)
+                case .z: weigh(pair: c / 2, left, right, m, lanes: lanes, taking: .z)
+                }
+                if decay > 0 { detect(m, lanes: lanes, holding: true) } else { detect(m, lanes: lanes, holding: false) }
             }
             count += m
             done += m
@@ -118,22 +119,28 @@ public final class SoundLevelMeter {
         return y
     }
 
-    /// The weightings over `m` samples of two channels into `weighted`, and the C-weighted
-    /// signal's extremes for the peak: one pass, no branch on the data.
-    private func weigh(pair: Int, _ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, _ m: Int, lanes: (Int, Int)) {
+    /// The weightings over `m` samples of two channels, the one `taking` says into `weighted`,
+    /// and the C-weighted signal's extremes for the peak: one pass, no branch on the data.
+    @inline(__always)
+    private func weigh(pair: Int, _ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, _ m: Int, lanes: (Int, Int),
+                       taking weighting: FrequencyWeighting) {
         let (l, r) = lanes
         let base = 6 * pair
         var (a, b, c, d, e, f) = (filterState[base], filterState[base + 1], filterState[base + 2],
                                   filterState[base + 3], filterState[base + 4], filterState[base + 5])
         var hiC = SIMD2(peak[l], peak[r]), loC = -hiC
-        let s0 = c0, s1 = c1, s2 = toA, takeC = self.takeC, takeZ = self.takeZ, out = weighted
+        let s0 = c0, s1 = c1, s2 = toA, out = weighted
         for i in 0..<m {
             let x = SIMD2(Double(left[i]), Double(right[i]))
             let cw = Self.section(Self.highPass(x, s0, &a, &b), s1, &c, &d)
             let aw = Self.highPass(cw, s2, &e, &f)
             hiC = hiC.replacing(with: cw, where: cw .> hiC)
             loC = loC.replacing(with: cw, where: cw .< loC)
-            out[i] = aw.replacing(with: cw, where: takeC).replacing(with: x, where: takeZ)
+            switch weighting {
+            case .a: out[i] = aw
+            case .c: out[i] = cw
+            case .z: out[i] = x
+            }
         }
         // A decaying state would reach subnormal numbers, slow on every CPU; below 1e-30
         // (600 dB under full scale) it is zero.
@@ -148,8 +155,9 @@ public final class SoundLevelMeter {
 
     /// The time weighting over the `m` weighted samples of two channels: the sum of squares,
     /// the level at every sample and its extremes. F and S: y = (1 - k) y + k x^2 (one
-    /// multiply and one add of wait per sample); I: that average, peak-held, decaying.
-    private func detect(_ m: Int, lanes: (Int, Int)) {
+    /// multiply and one add of wait per sample); I (`holding`): that average, peak-held, decaying.
+    @inline(__always)
+    private func detect(_ m: Int, lanes: (Int, Int), holding: Bool) {
         let (l, r) = lanes
         var y = SIMD2(level[l], level[r]), e35 = SIMD2(average[l], average[r]), sum = SIMD2(squares[l], squares[r])
         var hi = SIMD2(maxLevel[l], maxLevel[r]), lo = SIMD2(minLevel[l], minLevel[r])
@@ -160,8 +168,12 @@ public final class SoundLevelMeter {
             let sq = w[i] * w[i]
             sum += sq
             e35 = keep * e35 + k * sq
-            let held = dk * y
-            y = e35.replacing(with: held, where: held .> e35)
+            if holding {
+                let held = dk * y
+                y = e35.replacing(with: held, where: held .> e35)
+            } else {
+                y = e35
+            }
             hi = hi.replacing(with: y, where: y .> hi)
             if i >= from { lo = lo.replacing(with: y, where: y .< lo) }
         }
