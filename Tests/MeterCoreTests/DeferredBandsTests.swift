@@ -2,26 +2,31 @@ import Testing
 @testable import MeterCore
 
 /// Bands computed later (`deferBands` + `DeferredBands`) are exactly the bands computed inline,
-/// and so is the end line's mean spectrum.
+/// and so is the end line's mean spectrum: FFT bands, and third-octave bands with the sound
+/// level meter.
 @Suite struct DeferredBandsTests {
-    @Test func deferredEqualsInline() throws {
-        let settings = MeterSettings(rate: 48000, channels: 2, fps: 30, windowMs: 50, bands: 12, fftSize: 1024)
+    @Test(arguments: [(12, 0), (0, 3)])
+    func deferredEqualsInline(bands: Int, octaves: Int) throws {
+        let spl = octaves > 0 ? SoundLevelSettings(weighting: .a, timeWeighting: .fast) : nil
+        var settings = MeterSettings(rate: 48000, channels: 2, fps: 30, windowMs: 50, bands: bands, fftSize: 1024, spl: spl)
+        settings.octaves = octaves
         let samples = ChunkingIndependenceTests.noise(frames: 30000, channels: 2, seed: 5)
-        let inline = try ChunkingIndependenceTests.run(samples, channels: 2, blocks: [4096], bands: 12)
+        let inline = try ChunkingIndependenceTests.run(samples, channels: 2, blocks: [4096], bands: bands, spl: spl, octaves: octaves)
 
-        let pipeline = try MeterPipeline(settings: settings, transform: ReferenceFFT(size: 1024))
+        let transform = bands > 0 ? ReferenceFFT(size: 1024) : nil
+        let pipeline = try MeterPipeline(settings: settings, transform: transform)
         pipeline.deferBands = true
-        let later = try DeferredBands(settings: settings, transform: ReferenceFFT(size: 1024))
+        let later = try DeferredBands(settings: settings, transform: bands > 0 ? ReferenceFFT(size: 1024) : nil)
         let sink = CollectingSink()
         final class Completing: FrameSink {
             let inner: CollectingSink, bands: DeferredBands
             init(_ inner: CollectingSink, _ bands: DeferredBands) { self.inner = inner; self.bands = bands }
             func start(_ info: StreamInfo) throws { try inner.start(info) }
             func frame(_ frame: MeterFrame) throws {
-                #expect(frame.pendingSpectrum?.count == 1024)
+                #expect(frame.pendingSpectrum?.count == 1024 || (frame.pendingOctaves?.count ?? 0) > 0)
                 var f = frame
                 bands.complete(&f)
-                #expect(f.pendingSpectrum == nil)
+                #expect(f.pendingSpectrum == nil && f.pendingOctaves == nil)
                 try inner.frame(f)
             }
             func end(_ summary: StreamSummary) throws {
@@ -35,6 +40,6 @@ import Testing
                          sink: Completing(sink, later))
         #expect(sink.frames == inline.frames)
         #expect(sink.summary == inline.end)
-        #expect(inline.end.bandsDb?.count == 12)
+        #expect(inline.end.bandsDb?.count == (octaves > 0 ? 31 : 12))
     }
 }

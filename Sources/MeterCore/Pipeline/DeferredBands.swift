@@ -1,17 +1,36 @@
 /// Computes a frame's bands away from the analysis thread: the pipeline (with `deferBands`)
-/// leaves the windowed input in `MeterFrame.pendingSpectrum`; `complete` fills `bandsDb` with
-/// exactly what the pipeline would have computed (same layout, window and scaling; its own
-/// transform, so it may run on another thread).
+/// leaves the windowed input in `MeterFrame.pendingSpectrum`, or with octave bands the hop's
+/// mono mix in `MeterFrame.pendingOctaves`; `complete` fills `bandsDb` with exactly what the
+/// pipeline would have computed (same layout, window and scaling, or the same filter bank
+/// fed the same samples; its own transform or bank, so it may run on another thread).
 public final class DeferredBands {
-    private let analyzer: SpectrumAnalyzer
+    private let analyzer: SpectrumAnalyzer?
+    private let octaves: OctaveFilterBank?
 
-    public init(settings: MeterSettings, transform: any PowerSpectrumTransform) throws(SettingError) {
-        analyzer = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform,
-                                    micCalibration: settings.spl?.micCalibration)
+    /// `transform`: for FFT bands (settings.bands > 0); octave bands need none.
+    public init(settings: MeterSettings, transform: (any PowerSpectrumTransform)?) throws(SettingError) {
+        if settings.octaves > 0 {
+            analyzer = nil
+            octaves = OctaveFilterBank(fraction: settings.octaves, rate: settings.rate,
+                                       timeWeighting: settings.spl?.timeWeighting ?? .fast,
+                                       micCalibration: settings.spl?.micCalibration)
+        } else {
+            guard let transform else { preconditionFailure("FFT bands need a transform") }
+            analyzer = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform,
+                                        micCalibration: settings.spl?.micCalibration)
+            octaves = nil
+        }
     }
 
     public func complete(_ frame: inout MeterFrame) {
-        guard let input = frame.pendingSpectrum else { return }
+        if let octaves, let mono = frame.pendingOctaves {
+            frame.pendingOctaves = nil
+            mono.withUnsafeBufferPointer { if let p = $0.baseAddress { octaves.push(p, count: $0.count) } }
+            var bands = frame.bandsDb ?? Array(repeating: Decibels.floor, count: octaves.layout.count)
+            octaves.levels(into: &bands)
+            frame.bandsDb = bands
+        }
+        guard let analyzer, let input = frame.pendingSpectrum else { return }
         frame.pendingSpectrum = nil
         var bands = frame.bandsDb ?? Array(repeating: Decibels.floor, count: analyzer.layout.count)
         input.withUnsafeBufferPointer { analyzer.bandLevels(windowed: $0.baseAddress!, into: &bands) }
@@ -20,6 +39,6 @@ public final class DeferredBands {
 
     /// Adds the stream's mean band levels, over the frames completed here, to its summary.
     public func complete(_ summary: inout StreamSummary) {
-        summary.bandsDb = analyzer.meanBandsDb
+        summary.bandsDb = octaves?.meanLevels() ?? analyzer?.meanBandsDb
     }
 }

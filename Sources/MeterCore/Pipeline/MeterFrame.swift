@@ -10,6 +10,9 @@ public struct MeterFrame: Sendable, Equatable {
     /// With `MeterPipeline.deferBands`: the windowed transform input, until `DeferredBands`
     /// turns it into `bandsDb`. Never reaches a sink.
     public var pendingSpectrum: [Float]?
+    /// With `MeterPipeline.deferBands` and octave bands: this hop's mono mix, until
+    /// `DeferredBands` runs it through its filter bank. Never reaches a sink.
+    public var pendingOctaves: [Float]?
     /// Per channel, the samples of this hop at or above the clip level (the `--clip-db`
     /// threshold, else the 16-bit rail); counted whether or not events are on (the ANSI clip lamp).
     public var clipSamples: [Int]

@@ -44,8 +44,11 @@ public final class MeterPipeline {
     private var frame: MeterFrame
     private let clock: (() -> Double)?
     /// Leave each frame's band computation to a `DeferredBands` downstream (files: it then
-    /// runs on the output thread); frames carry `pendingSpectrum` instead of `bandsDb`.
+    /// runs on the output thread); frames carry `pendingSpectrum` (FFT bands) or
+    /// `pendingOctaves` (octave bands) instead of `bandsDb`.
     public var deferBands = false
+    /// With deferred octave bands: the current hop's mono mix.
+    private var hopMono: [Float] = []
 
     /// - Parameters:
     ///   - transform: the FFT for bands (required when settings.bands > 0).
@@ -131,7 +134,11 @@ public final class MeterPipeline {
             if spectrum != nil || octaveBank != nil {
                 let m = monoMix(channelData, frames: n)
                 spectrum?.push(m, count: n)
-                octaveBank?.push(m, count: n)
+                if deferBands && octaveBank != nil {
+                    hopMono.append(contentsOf: UnsafeBufferPointer(start: m, count: n))
+                } else {
+                    octaveBank?.push(m, count: n)
+                }
             }
             loudness?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             soundLevel?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
@@ -204,7 +211,7 @@ public final class MeterPipeline {
         if let spectrum, !deferBands { s.bandsDb = spectrum.meanBandsDb }
         s.loudness = loudness?.summary(target: settings.targetLufs)
         s.spl = soundLevel?.summary(rate: settings.rate)
-        if let octaveBank { s.bandsDb = octaveBank.meanLevels() }
+        if let octaveBank, !deferBands { s.bandsDb = octaveBank.meanLevels() }
         return s
     }
 
@@ -299,7 +306,14 @@ public final class MeterPipeline {
             frame.loudness = reading
         }
         if let soundLevel { frame.spl = soundLevel.reading() }
-        if let octaveBank { octaveBank.levels(into: &frame.bandsDb!) }
+        if let octaveBank {
+            if deferBands {
+                frame.pendingOctaves = hopMono
+                hopMono.removeAll(keepingCapacity: true)
+            } else {
+                octaveBank.levels(into: &frame.bandsDb!)
+            }
+        }
         if let ballistics {
             var readings = frame.meterDb ?? Array(repeating: Decibels.floor, count: channels)
             ballistics.readings(rmsDb: frame.rmsDb, into: &readings)

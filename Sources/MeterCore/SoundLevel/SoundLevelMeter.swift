@@ -13,33 +13,56 @@
 public final class SoundLevelMeter {
     public let settings: SoundLevelSettings
     public let channels: Int
-    /// The C weighting's two sections (for the peak, and the way to A) and the section from C
-    /// to A; their states per pair of channels (SIMD2 lanes), six values each.
+    /// The C weighting's two sections (the way to A, and the peak) and the section from C to
+    /// A, each with its numerator's gain taken out (1, -2, 1 for the two high-pass pairs; 1,
+    /// b1, b2 for the low-pass): the gains scale the detector's squares instead (`power`) and
+    /// the peak (`gainC`), which saves five multiplies a sample.
     private let c0: BiquadCascade.Section, c1: BiquadCascade.Section, toA: BiquadCascade.Section
+    /// The power gain taken out of the signal the detector gets (A's, C's, or 1 for Z), and
+    /// the amplitude gain taken out of C's.
+    private let power: Double, gainC: Double
+    /// Per pair of channels (SIMD2 lanes): the three sections' states, two values each
+    /// (transposed direct form II).
     private var filterState: [SIMD2<Double>]
+    /// One block of the weighted signal of a pair of channels (gain taken out).
+    private let weighted: UnsafeMutablePointer<SIMD2<Double>>
+    private static let blockCapacity = 4096
     private let rise: Double
+    /// I's peak detector decays by this factor per sample; 0 for F and S, whose level is then
+    /// the exponential average itself.
     private let decay: Double
-    private let impulse: Bool
     private let settle: Int
     private var count = 0
     /// Per channel: the time-weighted mean square (for I, the peak-held one and its 35 ms average).
     private var level: [Double]
     private var average: [Double]
+    /// The sum of squares of the weighted signal with its gain taken out (times `power`: the real one).
     private var squares: [Double]
     private var maxLevel: [Double]
     private var minLevel: [Double]
-    private var peak: [Float]
+    /// The highest magnitude of the C-weighted signal (gain taken out).
+    private var peak: [Double]
     private var histograms: [LevelHistogram]
 
     public init(settings: SoundLevelSettings, rate: Int, channels: Int) {
         self.settings = settings
         self.channels = channels
-        let c = FrequencyWeighting.c.sections(rate: rate)
-        (c0, c1, toA) = (c[0], c[1], FrequencyWeighting.cToA(rate: rate))
+        let c = FrequencyWeighting.c.sections(rate: rate), a = FrequencyWeighting.cToA(rate: rate)
+        // The high-pass pairs' numerators are g (1, -2, 1) (`FrequencyWeighting.highPassPair`).
+        precondition([c[0], a].allSatisfy { $0.b1 == -2 * $0.b0 && $0.b2 == $0.b0 })
+        c0 = c[0]
+        c1 = c[1].scaled(by: 1 / c[1].b0)
+        toA = a
+        gainC = c[0].b0 * c[1].b0
+        switch settings.weighting {
+        case .a: power = (gainC * a.b0) * (gainC * a.b0)
+        case .c: power = gainC * gainC
+        case .z: power = 1
+        }
         filterState = Array(repeating: .zero, count: 6 * ((channels + 1) / 2))
+        weighted = .allocate(capacity: Self.blockCapacity)
         rise = 1 - PureMath.exp(-1 / (settings.timeWeighting.seconds * Double(rate)))
-        decay = PureMath.exp(-1 / (TimeWeighting.impulseDecaySeconds * Double(rate)))
-        impulse = settings.timeWeighting == .impulse
+        decay = settings.timeWeighting == .impulse ? PureMath.exp(-1 / (TimeWeighting.impulseDecaySeconds * Double(rate))) : 0
         settle = settings.timeWeighting.settlingSamples(rate: rate)
         level = Array(repeating: 0, count: channels)
         average = Array(repeating: 0, count: channels)
@@ -50,61 +73,74 @@ public final class SoundLevelMeter {
         histograms = Array(repeating: LevelHistogram(), count: channels)
     }
 
+    deinit { weighted.deallocate() }
+
     /// Adds `n` frames given per channel: channel c's samples at `planar + c * channelStride`.
     /// Channels go two at a time, side by side in SIMD2 lanes (a last odd channel fills both),
-    /// so each sample's wait on the filters' recursion serves two channels.
+    /// so each sample's wait on the filters' recursion serves two channels. The loops are
+    /// inlined once per weighting and per detector kind, so neither is a branch inside them.
     public func push(_ planar: UnsafePointer<Float>, channelStride: Int, count n: Int) {
-        guard n > 0 else { return }
-        for c in stride(from: 0, to: channels, by: 2) {
-            let second = min(c + 1, channels - 1)
-            run(pair: c / 2, planar + c * channelStride, planar + second * channelStride, n, lanes: (c, second))
+        var done = 0
+        while done < n {
+            let m = min(n - done, Self.blockCapacity)
+            for c in stride(from: 0, to: channels, by: 2) {
+                let second = min(c + 1, channels - 1), lanes = (c, second)
+                let left = planar + c * channelStride + done, right = planar + second * channelStride + done
+                switch settings.weighting {
+                case .a: weigh(pair: c / 2, left, right, m, lanes: lanes, taking: .a)
+                case .c: weigh(pair: c / 2, left, right, m, lanes: lanes, taking: .c)
+                case .z: weigh(pair: c / 2, left, right, m, lanes: lanes, taking: .z)
+                }
+                if decay > 0 { detect(m, lanes: lanes, holding: true) } else { detect(m, lanes: lanes, holding: false) }
+            }
+            count += m
+            done += m
         }
-        count += n
     }
 
-    /// One section on one sample for both lanes (transposed direct form II).
+    /// A high-pass pair (numerator 1 - 2 z^-1 + z^-2) on one sample of both lanes, transposed
+    /// direct form II: its output, its state moved on.
     @inline(__always)
-    private static func step(_ v: SIMD2<Double>, _ s: BiquadCascade.Section,
-                             _ z1: inout SIMD2<Double>, _ z2: inout SIMD2<Double>) -> SIMD2<Double> {
-        let y = s.b0 * v + z1
-        z1 = s.b1 * v - s.a1 * y + z2
-        z2 = s.b2 * v - s.a2 * y
+    private static func highPass(_ x: SIMD2<Double>, _ s: BiquadCascade.Section,
+                                 _ z1: inout SIMD2<Double>, _ z2: inout SIMD2<Double>) -> SIMD2<Double> {
+        let y = x + z1
+        z1 = z2 - (x + x) - s.a1 * y
+        z2 = x - s.a2 * y
         return y
     }
 
-    /// The weightings, the peak and the time weighting over `m` samples of two channels.
-    private func run(pair: Int, _ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, _ m: Int, lanes: (Int, Int)) {
+    /// A section with the numerator 1 + b1 z^-1 + b2 z^-2, likewise.
+    @inline(__always)
+    private static func section(_ x: SIMD2<Double>, _ s: BiquadCascade.Section,
+                                _ z1: inout SIMD2<Double>, _ z2: inout SIMD2<Double>) -> SIMD2<Double> {
+        let y = x + z1
+        z1 = s.b1 * x - s.a1 * y + z2
+        z2 = s.b2 * x - s.a2 * y
+        return y
+    }
+
+    /// The weightings over `m` samples of two channels, the one `taking` says into `weighted`,
+    /// and the C-weighted signal's extremes for the peak: one pass, no branch on the data.
+    @inline(__always)
+    private func weigh(pair: Int, _ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, _ m: Int, lanes: (Int, Int),
+                       taking weighting: FrequencyWeighting) {
         let (l, r) = lanes
-        var y = SIMD2(level[l], level[r]), e35 = SIMD2(average[l], average[r]), sum = SIMD2(squares[l], squares[r])
-        var hi = SIMD2(maxLevel[l], maxLevel[r]), lo = SIMD2(minLevel[l], minLevel[r])
-        var pk = SIMD2(Double(peak[l]), Double(peak[r]))
         let base = 6 * pair
         var (a, b, c, d, e, f) = (filterState[base], filterState[base + 1], filterState[base + 2],
                                   filterState[base + 3], filterState[base + 4], filterState[base + 5])
-        let k = rise, dk = decay, weighting = settings.weighting, impulse = self.impulse
-        let s0 = c0, s1 = c1, s2 = toA
-        // Samples from `from` on come after the settling time.
-        let from = max(0, min(m, settle - count))
+        var hiC = SIMD2(peak[l], peak[r]), loC = -hiC
+        let s0 = c0, s1 = c1, s2 = toA, out = weighted
         for i in 0..<m {
             let x = SIMD2(Double(left[i]), Double(right[i]))
-            let cw = Self.step(Self.step(x, s0, &a, &b), s1, &c, &d)
-            pk = pointwiseMax(pk, pointwiseMax(cw, -cw))
-            let w: SIMD2<Double>
+            let cw = Self.section(Self.highPass(x, s0, &a, &b), s1, &c, &d)
+            let aw = Self.highPass(cw, s2, &e, &f)
+            hiC = hiC.replacing(with: cw, where: cw .> hiC)
+            loC = loC.replacing(with: cw, where: cw .< loC)
             switch weighting {
-            case .z: w = x
-            case .c: w = cw
-            case .a: w = Self.step(cw, s2, &e, &f)
+            case .a: out[i] = aw
+            case .c: out[i] = cw
+            case .z: out[i] = x
             }
-            let sq = w * w
-            sum += sq
-            if impulse {
-                e35 += k * (sq - e35)
-                y = pointwiseMax(e35, y * dk)
-            } else {
-                y += k * (sq - y)
-            }
-            hi = pointwiseMax(hi, y)
-            if i >= from { lo = pointwiseMin(lo, y) }
         }
         // A decaying state would reach subnormal numbers, slow on every CPU; below 1e-30
         // (600 dB under full scale) it is zero.
@@ -112,13 +148,41 @@ public final class SoundLevelMeter {
         flush(&a); flush(&b); flush(&c); flush(&d); flush(&e); flush(&f)
         (filterState[base], filterState[base + 1], filterState[base + 2]) = (a, b, c)
         (filterState[base + 3], filterState[base + 4], filterState[base + 5]) = (d, e, f)
+        // Lane 1 of a last odd channel repeats lane 0: storing it first, then lane 0, is harmless.
+        peak[r] = max(hiC[1], -loC[1])
+        peak[l] = max(hiC[0], -loC[0])
+    }
+
+    /// The time weighting over the `m` weighted samples of two channels: the sum of squares,
+    /// the level at every sample and its extremes. F and S: y = (1 - k) y + k x^2 (one
+    /// multiply and one add of wait per sample); I (`holding`): that average, peak-held, decaying.
+    @inline(__always)
+    private func detect(_ m: Int, lanes: (Int, Int), holding: Bool) {
+        let (l, r) = lanes
+        var y = SIMD2(level[l], level[r]), e35 = SIMD2(average[l], average[r]), sum = SIMD2(squares[l], squares[r])
+        var hi = SIMD2(maxLevel[l], maxLevel[r]), lo = SIMD2(minLevel[l], minLevel[r])
+        let k = rise * power, keep = 1 - rise, dk = decay, w = UnsafePointer(weighted)
+        // Samples from `from` on come after the settling time.
+        let from = max(0, min(m, settle - count))
+        for i in 0..<m {
+            let sq = w[i] * w[i]
+            sum += sq
+            e35 = keep * e35 + k * sq
+            if holding {
+                let held = dk * y
+                y = e35.replacing(with: held, where: held .> e35)
+            } else {
+                y = e35
+            }
+            hi = hi.replacing(with: y, where: y .> hi)
+            if i >= from { lo = lo.replacing(with: y, where: y .< lo) }
+        }
         func store(_ lane: Int, _ ch: Int) {
             level[ch] = y[lane]
             average[ch] = e35[lane]
             squares[ch] = sum[lane]
             maxLevel[ch] = hi[lane]
             minLevel[ch] = lo[lane]
-            peak[ch] = Float(pk[lane])
         }
         // Lane 1 of a last odd channel repeats lane 0: storing it first, then lane 0, is harmless.
         store(1, r)
@@ -138,7 +202,7 @@ public final class SoundLevelMeter {
             let db = Decibels.fromPower(level[c])
             if count >= settle { histograms[c].add(db) }
             spl.append(reported(db))
-            leq.append(reported(count > 0 ? Decibels.fromPower(squares[c] / Double(count)) : Decibels.floor))
+            leq.append(reported(count > 0 ? Decibels.fromPower(power * squares[c] / Double(count)) : Decibels.floor))
         }
         return SoundLevelReading(splDb: spl, leqDb: leq)
     }
@@ -147,14 +211,14 @@ public final class SoundLevelMeter {
     public func summary(rate: Int) -> SoundLevelSummary {
         var s = SoundLevelSummary(channels: channels)
         for c in 0..<channels {
-            let leq = count > 0 ? Decibels.fromPower(squares[c] / Double(count)) : Decibels.floor
+            let leq = count > 0 ? Decibels.fromPower(power * squares[c] / Double(count)) : Decibels.floor
             s.leqDb[c] = reported(leq)
-            s.selDb[c] = reported(Decibels.fromPower(squares[c] / Double(rate)))
+            s.selDb[c] = reported(Decibels.fromPower(power * squares[c] / Double(rate)))
             s.lmaxDb[c] = reported(Decibels.fromPower(maxLevel[c]))
             // Shorter than the settling time: the lowest is the level at the end.
             let lo = minLevel[c].isFinite ? minLevel[c] : level[c]
             s.lminDb[c] = reported(Decibels.fromPower(lo))
-            s.lpeakDb[c] = reported(Decibels.fromAmplitude(Double(peak[c])))
+            s.lpeakDb[c] = reported(Decibels.fromAmplitude(peak[c] * gainC))
             let h = histograms[c]
             func ln(_ p: Double) -> Double { reported(h.exceeded(percent: p) ?? Decibels.fromPower(level[c])) }
             s.ln[c] = SoundLevelSummary.Percentiles(l10: ln(10), l50: ln(50), l90: ln(90))

@@ -67,9 +67,9 @@ extension AnalyzeCommand {
     /// How `meter` lays one source over threads. The computations are the same either way, so
     /// are the numbers, bit for bit (`ManyFilesCLITests` compares them).
     enum Threads {
-        /// Decoding read ahead on its own thread, levels and loudness on the caller's, band
-        /// transforms, encoding and output on a third (a single file, stdin: one run gets the
-        /// machine's cores).
+        /// Decoding read ahead on its own thread, levels, loudness and the sound level meter on
+        /// the caller's, bands (transforms or the octave filter bank), encoding and output on
+        /// a third (a single file, stdin: one run gets the machine's cores).
         case spread
         /// Everything on the caller's thread: a worker of a many-file run, where the other
         /// cores already run other files and per-file threads would only cost wake-ups.
@@ -93,8 +93,9 @@ extension AnalyzeCommand {
         let readAhead = ReadAheadSource(limited, cancellation: cancellation)
         defer { readAhead.stop() }
         var deferred: DeferredBands?
-        if let transform {
-            // One FFTW plan: with deferBands the pipeline never runs it; only the output thread does.
+        if transform != nil || settings.octaves > 0 {
+            // One FFTW plan: with deferBands the pipeline never runs it (nor its octave bank);
+            // only the output thread does.
             deferred = try DeferredBands(settings: settings, transform: transform)
             pipeline.deferBands = true
         }
