@@ -17,6 +17,8 @@ extension LiveSuite {
             var summary: StreamSummary?
             func start(_ info: StreamInfo) throws {}
             func frame(_ frame: MeterFrame) throws { frames.append(frame) }
+            func gap(_ gap: StreamGap) throws {}
+            func file(_ event: RecordingFileEvent) throws {}
             func end(_ summary: StreamSummary) throws { self.summary = summary }
         }
 

@@ -9,8 +9,7 @@ import Testing
         let samples = ChunkingIndependenceTests.noise(frames: 30000, channels: 2, seed: 5)
         let inline = try ChunkingIndependenceTests.run(samples, channels: 2, blocks: [4096], bands: 12)
 
-        let pipeline = try MeterPipeline(settings: settings, transform: ReferenceFFT(size: 1024))
-        pipeline.deferBands = true
+        let pipeline = try MeterPipeline(settings: settings, transform: ReferenceFFT(size: 1024), deferBands: true)
         let later = try DeferredBands(settings: settings, transform: ReferenceFFT(size: 1024))
         let sink = CollectingSink()
         final class Completing: FrameSink {
@@ -24,6 +23,8 @@ import Testing
                 #expect(f.pendingSpectrum == nil)
                 try inner.frame(f)
             }
+            func gap(_ gap: StreamGap) throws { try inner.gap(gap) }
+            func file(_ event: RecordingFileEvent) throws { try inner.file(event) }
             func end(_ summary: StreamSummary) throws {
                 var s = summary
                 #expect(s.bandsDb == nil, "deferred: the mean is the DeferredBands' to give")

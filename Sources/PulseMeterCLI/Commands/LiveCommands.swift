@@ -39,7 +39,9 @@ enum LiveCommands {
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
         let url = try streamURL(a)
         let given = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
-        let settings = try MeterOptions.settings(a, native: given ? (48000, 2) : nativeSpec(of: a.string("device")))
+        // One server connection finds the native format and then opens the stream.
+        var devices = given ? nil : try? PulseDevices()
+        let settings = try MeterOptions.settings(a, native: given ? (48000, 2) : nativeSpec(of: a.string("device"), on: devices))
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
         let mode = try RecordingOptions.mode(a, rate: settings.rate)
         if let device = a.string("device"), device.isEmpty {
@@ -88,8 +90,9 @@ enum LiveCommands {
             options.pause = pause
         }
         options.url = url
-        let session = try LiveMeterSession(options: options, cancellation: cancellation,
+        let session = try LiveMeterSession(options: options, devices: devices, cancellation: cancellation,
                                            continuations: Signals.continuations)
+        devices = nil  // the connection closes: the stream is open
         var sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
@@ -154,8 +157,8 @@ enum LiveCommands {
     /// 16 kHz mono microphone is metered as such, not resampled to 48 kHz stereo); 48000 / 2
     /// when the server cannot say (the opening reports why, with its own error), and within
     /// the meter's limits.
-    static func nativeSpec(of device: String?) -> (rate: Int, channels: Int) {
-        guard let d = try? PulseDevices().resolve(device, direction: .record),
+    static func nativeSpec(of device: String?, on devices: PulseDevices?) -> (rate: Int, channels: Int) {
+        guard let d = try? devices?.resolve(device, direction: .record),
               (1...MeterSettings.maxRate).contains(d.rate), d.channels >= 1 else { return (48000, 2) }
         return (d.rate, min(d.channels, MeterSettings.maxChannels))
     }
@@ -169,26 +172,7 @@ enum LiveCommands {
         if a.flag("sinks") { list += try pulse.sinks() }
         let out = FileDescriptorOutput.standardOutput
         if a.flag("json") {
-            let b = JSONLineBuilder()
-            b.raw("[")
-            for (i, d) in list.enumerated() {
-                if i > 0 { b.raw(",") }
-                b.byte(UInt8(ascii: "{"))
-                b.field("name", d.name)
-                b.field("kind", d.isSink ? "sink" : "source")
-                b.field("description", d.description)
-                b.field("rate", d.rate)
-                b.field("channels", d.channels)
-                b.field("sample_format", d.sampleFormat)
-                b.field("monitor", d.monitorOf != nil)
-                if let m = d.monitorOf { b.field("monitor_of", m) }
-                b.field("default", d.isDefault)
-                b.field("index", d.index)
-                b.field("server", server)
-                b.raw("}")
-            }
-            b.raw("]\n")
-            try out.write(b.bytes)
+            try out.write(PulseDeviceList.json(list, server: server))
             return 0
         }
         try out.write(Array(table(list, server: server).utf8))
