@@ -22,6 +22,8 @@ extension LiveSuite {
                 frames.append(frame)
                 count.add(1, ordering: .releasing)
             }
+            func gap(_ gap: StreamGap) throws {}
+            func file(_ event: RecordingFileEvent) throws {}
             func end(_ summary: StreamSummary) throws { self.summary = summary }
         }
 

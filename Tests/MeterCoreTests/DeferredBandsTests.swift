@@ -14,8 +14,7 @@ import Testing
         let inline = try ChunkingIndependenceTests.run(samples, channels: 2, blocks: [4096], bands: bands, spl: spl, octaves: octaves)
 
         let transform = bands > 0 ? ReferenceFFT(size: 1024) : nil
-        let pipeline = try MeterPipeline(settings: settings, transform: transform)
-        pipeline.deferBands = true
+        let pipeline = try MeterPipeline(settings: settings, transform: transform, deferBands: true)
         let later = try DeferredBands(settings: settings, transform: bands > 0 ? ReferenceFFT(size: 1024) : nil)
         let sink = CollectingSink()
         final class Completing: FrameSink {
@@ -29,6 +28,8 @@ import Testing
                 #expect(f.pendingSpectrum == nil && f.pendingOctaves == nil)
                 try inner.frame(f)
             }
+            func gap(_ gap: StreamGap) throws { try inner.gap(gap) }
+            func file(_ event: RecordingFileEvent) throws { try inner.file(event) }
             func end(_ summary: StreamSummary) throws {
                 var s = summary
                 #expect(s.bandsDb == nil, "deferred: the mean is the DeferredBands' to give")

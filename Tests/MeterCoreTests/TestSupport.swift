@@ -23,6 +23,8 @@ final class CollectingSink: FrameSink {
     var summary: StreamSummary?
     func start(_ info: StreamInfo) throws { self.info = info }
     func frame(_ frame: MeterFrame) throws { frames.append(frame) }
+    func gap(_ gap: StreamGap) throws {}
+    func file(_ event: RecordingFileEvent) throws {}
     func end(_ summary: StreamSummary) throws { self.summary = summary }
 }
 

@@ -75,6 +75,8 @@ import Testing
             if let f = failAfter, positions.count >= f { throw OutputClosed() }
             positions.append(frame.pos)
         }
+        func gap(_ gap: StreamGap) throws {}
+        func file(_ event: RecordingFileEvent) throws {}
         func end(_ summary: StreamSummary) throws { ended = true }
     }
 

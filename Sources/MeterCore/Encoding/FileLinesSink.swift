@@ -23,6 +23,14 @@ public final class FileLinesSink: FrameSink {
         if frames { try lines.frame(frame) }
     }
 
+    public func gap(_ gap: StreamGap) throws {
+        if frames { try lines.gap(gap) }
+    }
+
+    public func file(_ event: RecordingFileEvent) throws {
+        if frames { try lines.file(event) }
+    }
+
     public func end(_ summary: StreamSummary) throws {
         var s = summary
         s.file = file

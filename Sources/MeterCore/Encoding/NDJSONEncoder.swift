@@ -5,7 +5,8 @@
 public struct NDJSONEncoder {
     public static let version = 1
     private var line = JSONLineBuilder()
-    private var rate = 1
+    /// Each stream's rate (index: the stream, 0 without one), for `t`.
+    private var rates = [1]
     /// With a floor, live frames (those with `ts`) carry `level` per channel,
     /// `Decibels.level(rms_db, floor:)`.
     public var levelFloorDb: Double?
@@ -14,8 +15,10 @@ public struct NDJSONEncoder {
 
     public mutating func start(_ info: StreamInfo) -> [UInt8] {
         let s = info.settings
-        rate = s.rate
-        begin("start")
+        let k = info.stream ?? 0
+        if rates.count <= k { rates += Array(repeating: 1, count: k + 1 - rates.count) }
+        rates[k] = s.rate
+        begin("start", stream: info.stream)
         line.field("version", Self.version)
         line.field("source", info.source)
         line.field("rate", s.rate)
@@ -52,8 +55,8 @@ public struct NDJSONEncoder {
     }
 
     public mutating func frame(_ f: MeterFrame) -> [UInt8] {
-        begin("frame")
-        line.field("t", Double(f.pos) / Double(rate), decimals: 5)
+        begin("frame", stream: f.stream)
+        line.field("t", Double(f.pos) / Double(rate(f.stream)), decimals: 5)
         line.field("pos", f.pos)
         if let ts = f.ts { line.field("ts", ts, decimals: 6) }
         line.field("rms_db", f.rmsDb, decimals: 2)
@@ -84,12 +87,13 @@ public struct NDJSONEncoder {
         return finish()
     }
 
-    /// An `event` line (`--events`); `ts` is the emitting frame's, when live.
-    public mutating func event(_ e: MeterEvent, ts: Double?) -> [UInt8] {
-        begin("event")
+    /// An `event` line (`--events`); `ts` is the emitting frame's, when live; `stream` the
+    /// frame's or summary's.
+    public mutating func event(_ e: MeterEvent, ts: Double?, stream: Int? = nil) -> [UInt8] {
+        begin("event", stream: stream)
         line.field("event", e.name)
         line.field("pos", e.pos)
-        line.field("t", Double(e.pos) / Double(rate), decimals: 5)
+        line.field("t", Double(e.pos) / Double(rate(stream)), decimals: 5)
         if let ts { line.field("ts", ts, decimals: 6) }
         switch e.kind {
         case .silenceStart: break
@@ -103,7 +107,7 @@ public struct NDJSONEncoder {
 
     /// A `file` line: a split or voice-activated recording opened or closed a file.
     public mutating func file(_ e: RecordingFileEvent) -> [UInt8] {
-        begin("file")
+        begin("file", stream: e.stream)
         line.field("event", e.kind.rawValue)
         line.field("file", e.file)
         line.field("pos", e.pos)
@@ -112,7 +116,7 @@ public struct NDJSONEncoder {
     }
 
     public mutating func gap(_ g: StreamGap) -> [UInt8] {
-        begin("gap")
+        begin("gap", stream: g.stream)
         line.field("pos", g.pos)
         line.field("start_ts", g.startTs, decimals: 6)
         line.field("end_ts", g.endTs, decimals: 6)
@@ -122,7 +126,7 @@ public struct NDJSONEncoder {
     }
 
     public mutating func end(_ s: StreamSummary) -> [UInt8] {
-        begin("end")
+        begin("end", stream: s.stream)
         line.field("pos", s.pos)
         line.field("duration", s.duration, decimals: 5)
         line.field("rms_db", s.rmsDb, decimals: 2)
@@ -178,13 +182,20 @@ public struct NDJSONEncoder {
         line.byte(UInt8(ascii: "]"))
     }
 
-    private mutating func begin(_ type: StaticString) {
+    /// Opens a line: its type, then with several sources the stream it belongs to.
+    private mutating func begin(_ type: StaticString, stream: Int?) {
         line.reset()
         line.byte(UInt8(ascii: "{"))
         line.key("type")
         line.byte(UInt8(ascii: "\""))
         line.raw(type)
         line.byte(UInt8(ascii: "\""))
+        if let stream { line.field("stream", stream) }
+    }
+
+    private func rate(_ stream: Int?) -> Int {
+        let k = stream ?? 0
+        return k < rates.count ? rates[k] : 1
     }
 
     private mutating func finish() -> [UInt8] {

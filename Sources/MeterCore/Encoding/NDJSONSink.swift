@@ -13,12 +13,12 @@ public final class NDJSONSink: FrameSink {
     public func start(_ info: StreamInfo) throws { try output.write(encoder.start(info)) }
     public func frame(_ frame: MeterFrame) throws {
         try output.write(encoder.frame(frame))
-        for e in frame.events { try output.write(encoder.event(e, ts: frame.ts)) }
+        for e in frame.events { try output.write(encoder.event(e, ts: frame.ts, stream: frame.stream)) }
     }
     public func gap(_ gap: StreamGap) throws { try output.write(encoder.gap(gap)) }
     public func file(_ event: RecordingFileEvent) throws { try output.write(encoder.file(event)) }
     public func end(_ summary: StreamSummary) throws {
-        for e in summary.events { try output.write(encoder.event(e, ts: nil)) }
+        for e in summary.events { try output.write(encoder.event(e, ts: nil, stream: summary.stream)) }
         try output.write(encoder.end(summary))
     }
 }

@@ -12,6 +12,9 @@ public struct RecordingFileEvent: Sendable, Equatable {
     public var pos: Int
     /// Frames in the file (0 when it opens; so far, for pause and resume; what it held, removed).
     public var frames: Int
+    /// With several sources in one session: which one (0-based, in the order given), the
+    /// NDJSON `stream` field; nil with one source.
+    public var stream: Int?
 
     public init(_ kind: Kind, file: String, pos: Int, frames: Int) {
         self.kind = kind

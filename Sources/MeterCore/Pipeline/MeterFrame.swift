@@ -31,6 +31,9 @@ public struct MeterFrame: Sendable, Equatable {
     /// Input frames skipped so far (the running `dropped` count), for live counters; not an
     /// NDJSON field of the frame line.
     public var dropped = 0
+    /// With several sources in one session: which one (0-based, in the order given), the
+    /// NDJSON `stream` field; nil with one source.
+    public var stream: Int?
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
                 clipSamples: [Int]? = nil) {
@@ -53,6 +56,9 @@ public struct StreamInfo: Sendable, Equatable {
     public var live: Bool
     /// With fractional-octave bands: each band's edges and midband (`bandsHz` holds the edges).
     public var octaveBands: [OctaveBands.Band]?
+    /// With several sources in one session: which one (0-based, in the order given), the
+    /// NDJSON `stream` field; nil with one source.
+    public var stream: Int?
 
     public init(source: String, settings: MeterSettings, bandsHz: [(Double, Double)]? = nil, live: Bool = false) {
         self.source = source
@@ -62,7 +68,7 @@ public struct StreamInfo: Sendable, Equatable {
     }
 
     public static func == (a: StreamInfo, b: StreamInfo) -> Bool {
-        a.source == b.source && a.settings == b.settings && a.live == b.live && a.octaveBands == b.octaveBands
+        a.source == b.source && a.stream == b.stream && a.settings == b.settings && a.live == b.live && a.octaveBands == b.octaveBands
             && (a.bandsHz ?? []).elementsEqual(b.bandsHz ?? [], by: { $0 == $1 })
     }
 }
@@ -96,6 +102,9 @@ public struct StreamSummary: Sendable, Equatable {
     /// Events at the very end (a silence that lasted to the last sample ends there); written
     /// before the end line.
     public var events: [MeterEvent]
+    /// With several sources in one session: which one (0-based, in the order given), the
+    /// NDJSON `stream` field; nil with one source.
+    public var stream: Int?
 
     public var duration: Double { rate > 0 ? Double(pos) / Double(rate) : 0 }
 
@@ -131,6 +140,9 @@ public struct StreamGap: Sendable, Equatable {
     /// (at most the time stopped; the server's buffer kept the rest).
     public var seconds: Double
     public var reason: Reason
+    /// With several sources in one session: which one (0-based, in the order given), the
+    /// NDJSON `stream` field; nil with one source.
+    public var stream: Int?
     public init(pos: Int, startTs: Double, endTs: Double, seconds: Double? = nil, reason: Reason = .sourceLost) {
         self.pos = pos
         self.startTs = startTs
@@ -140,9 +152,14 @@ public struct StreamGap: Sendable, Equatable {
     }
 }
 
-/// Where meter output goes: NDJSON, the ANSI meter, a summary, or a test's array.
-/// Calls come from one thread (the analysis thread), in order: start, frame*, gap*, end.
-/// A sink throws to stop the run (e.g. its reader went away).
+/// Where meter output goes: NDJSON, the ANSI meter, a summary, hooks, the HTTP server, or a
+/// test's array.
+///
+/// Every call is explicit (no default does nothing), so a sink that wraps another forwards
+/// each one. The threading rule, which every session keeps: all calls to a sink come from
+/// one thread, the session's analysis thread, in order: start, then frames, gaps and file
+/// events as they happen, then end. A sink that works on another thread (`BackgroundSink`)
+/// hands the calls over itself. A sink throws to stop the run (e.g. its reader went away).
 public protocol FrameSink: AnyObject {
     func start(_ info: StreamInfo) throws
     func frame(_ frame: MeterFrame) throws
@@ -150,9 +167,4 @@ public protocol FrameSink: AnyObject {
     /// A file of a split or voice-activated recording opened or closed.
     func file(_ event: RecordingFileEvent) throws
     func end(_ summary: StreamSummary) throws
-}
-
-extension FrameSink {
-    public func gap(_ gap: StreamGap) throws {}
-    public func file(_ event: RecordingFileEvent) throws {}
 }

@@ -10,18 +10,18 @@ public final class MeterPipeline {
     /// Input frames skipped (a stalled sink made the live source drop them).
     public private(set) var dropped = 0
 
-    private let channels: Int
+    let channels: Int
     private var meters: [RollingSquareSum]
     /// With two or more channels: the rolling squares of L + R and L - R over the window, for
     /// the correlation (sum of L R = (sum (L+R)^2 - sum (L-R)^2) / 4, exactly as the levels).
     private let stereo: (sum: RollingSquareSum, difference: RollingSquareSum)?
-    private let stereoScratch: UnsafeMutablePointer<Float>
+    let stereoScratch: UnsafeMutablePointer<Float>
     private var hopFill = 0
     /// True once the current hop holds at least one processed (not skipped) frame.
     private var hopSampled = false
     private var hopPeak: [Float]
     private var hopClips: [Int]
-    private let clipAmplitude: Float
+    let clipAmplitude: Float
     private var events: EventDetector?
     /// Events of the end of the stream, set by `finish`.
     private var trailingEvents: [MeterEvent] = []
@@ -37,26 +37,32 @@ public final class MeterPipeline {
     private let octaveBank: OctaveFilterBank?
     /// With a meter kind: the needle's ballistics.
     private let ballistics: MeterBallistics?
-    private let mono: UnsafeMutablePointer<Float>
+    let mono: UnsafeMutablePointer<Float>
     /// One block of input split into channels (channel c at c * monoCapacity).
-    private let planar: UnsafeMutablePointer<Float>
-    private let monoCapacity = 4096
+    let planar: UnsafeMutablePointer<Float>
+    let monoCapacity = 4096
     private var frame: MeterFrame
     private let clock: (() -> Double)?
-    /// Leave each frame's band computation to a `DeferredBands` downstream (files: it then
+    /// Each frame's band computation is left to a `DeferredBands` downstream (files: it then
     /// runs on the output thread); frames carry `pendingSpectrum` (FFT bands) or
     /// `pendingOctaves` (octave bands) instead of `bandsDb`.
-    public var deferBands = false
+    public let deferBands: Bool
+    /// With several sources in one session: this one's index, carried by every line.
+    public let stream: Int?
     /// With deferred octave bands: the current hop's mono mix.
     private var hopMono: [Float] = []
 
     /// - Parameters:
     ///   - transform: the FFT for bands (required when settings.bands > 0).
     ///   - clock: Unix time for `ts` on live frames; nil for files.
+    ///   - deferBands: leave the band levels to a `DeferredBands` (see `deferBands`).
+    ///   - stream: the source's index when a session meters several (see `stream`).
     public init(settings: MeterSettings, transform: (any PowerSpectrumTransform)? = nil,
-                clock: (() -> Double)? = nil) throws(SettingError) {
+                clock: (() -> Double)? = nil, deferBands: Bool = false, stream: Int? = nil) throws(SettingError) {
         try settings.validate()
         self.settings = settings
+        self.deferBands = deferBands && (settings.bands > 0 || settings.octaves > 0)
+        self.stream = stream
         self.hop = settings.hop
         self.channels = settings.channels
         self.clock = clock
@@ -99,6 +105,7 @@ public final class MeterPipeline {
                            peakDb: Array(repeating: Decibels.floor, count: channels),
                            bandsDb: settings.bands > 0 ? Array(repeating: Decibels.floor, count: settings.bands)
                                : octaveBank.map { Array(repeating: Decibels.floor, count: $0.layout.count) })
+        frame.stream = stream
     }
 
     deinit {
@@ -110,6 +117,7 @@ public final class MeterPipeline {
     /// The `start` line's description of this stream.
     public func streamInfo(source: String, live: Bool = false) -> StreamInfo {
         var info = StreamInfo(source: source, settings: settings, bandsHz: spectrum?.layout.edgesHz, live: live)
+        info.stream = stream
         if let octaveBank {
             info.octaveBands = octaveBank.layout.bands
             info.bandsHz = octaveBank.layout.bands.map { ($0.lower, $0.upper) }
@@ -205,6 +213,7 @@ public final class MeterPipeline {
             dropped: dropped,
             clippedSamples: events?.clippedTotal,
             events: trailingEvents)
+        s.stream = stream
         s.silenceSeconds = events?.silenceSeconds
         s.silences = events?.silenceCount
         // Deferred bands: the `DeferredBands` that computed them adds their mean.
@@ -216,58 +225,6 @@ public final class MeterPipeline {
     }
 
     private var stereoSums: [RollingSquareSum] { stereo.map { [$0.sum, $0.difference] } ?? [] }
-
-    /// L + R and L - R of the first two channels into the stereo sums.
-    private func pushStereo(_ channelData: UnsafePointer<Float>, frames n: Int,
-                            into stereo: (sum: RollingSquareSum, difference: RollingSquareSum)) {
-        let l = channelData, r = channelData + monoCapacity
-        let s = stereoScratch, d = stereoScratch + monoCapacity
-        for i in 0..<n {
-            s[i] = l[i] + r[i]
-            d[i] = l[i] - r[i]
-        }
-        _ = stereo.sum.push(s, count: n)
-        _ = stereo.difference.push(d, count: n)
-    }
-
-    /// Samples among `n` whose magnitude reaches the clip level.
-    private func countClipped(_ p: UnsafePointer<Float>, _ n: Int) -> Int {
-        var k = 0
-        for i in 0..<n where abs(p[i]) >= clipAmplitude { k += 1 }
-        return k
-    }
-
-    /// Splits interleaved frames into one contiguous run per channel (in `planar`), so the
-    /// per-channel statistics run over contiguous memory.
-    private func deinterleave(_ block: UnsafePointer<Float>, frames n: Int) -> UnsafePointer<Float> {
-        if channels == 1 { return block }
-        if channels == 2 {
-            let l = planar, r = planar + monoCapacity
-            for i in 0..<n {
-                l[i] = block[2 * i]
-                r[i] = block[2 * i + 1]
-            }
-        } else {
-            for c in 0..<channels {
-                let dst = planar + c * monoCapacity
-                for i in 0..<n { dst[i] = block[i * channels + c] }
-            }
-        }
-        return UnsafePointer(planar)
-    }
-
-    /// The mono mix (mean of the channels), for the spectrum and the octave bands.
-    private func monoMix(_ channelData: UnsafePointer<Float>, frames n: Int) -> UnsafePointer<Float> {
-        if channels == 1 { return channelData }
-        mono.update(from: channelData, count: n)
-        for c in 1..<channels {
-            let src = channelData + c * monoCapacity
-            for i in 0..<n { mono[i] += src[i] }
-        }
-        let inv = 1 / Float(channels)
-        for i in 0..<n { mono[i] *= inv }
-        return UnsafePointer(mono)
-    }
 
     private func emitFrame(_ emit: (MeterFrame) throws -> Void) rethrows {
         frame.pos = pos

@@ -23,6 +23,8 @@ public final class AnsiSummarySink: FrameSink {
     }
 
     public func frame(_ frame: MeterFrame) throws {}
+    public func gap(_ gap: StreamGap) throws {}
+    public func file(_ event: RecordingFileEvent) throws {}
 
     public func end(_ summary: StreamSummary) throws {
         guard let info else { return }

@@ -1,7 +1,7 @@
 import MeterCore
 
-/// What a live session's capture thread reads from: a PulseAudio record stream (`PulseStream`)
-/// or a network stream decoded by ffmpeg (`NetworkStream`). Both deliver interleaved s16 at
+/// What a live session's capture thread reads from: a PulseAudio record stream
+/// (`PulseRecordStream`) or a network stream decoded by ffmpeg (`NetworkStream`). Both deliver interleaved s16 at
 /// the session's rate and channels, a blocking read at a time, and fail a read when the
 /// source is gone; the session reopens one the same way (`LiveOptions.openCapture`) when it
 /// reconnects.
@@ -14,20 +14,17 @@ public protocol LiveCapture: AnyObject {
     var lastError: String { get }
 }
 
-extension PulseStream: LiveCapture {
-    public var captureName: String? { device }
-}
-
 extension LiveOptions {
     /// Opens what the options name: the network stream (`url`) or the PulseAudio source
-    /// (`device`), reading in chunks of `fragmentFrames`.
-    func openCapture(fragmentFrames: Int) throws -> any LiveCapture {
+    /// (`device`), reading in chunks of `fragmentFrames`; `devices`, a connection already
+    /// open, resolves the device (nil: the stream opens one).
+    func openCapture(fragmentFrames: Int, devices: PulseDevices? = nil) throws -> any LiveCapture {
         let s = settings
         if let url {
             return try NetworkStream(url: url, rate: s.rate, channels: s.channels, ffmpeg: ffmpeg ?? "ffmpeg")
         }
-        return try PulseStream(direction: .record, device: device, rate: s.rate, channels: s.channels,
-                               format: sampleFormat, fragmentFrames: fragmentFrames)
+        return try PulseRecordStream(on: devices ?? PulseDevices(timeout: 4), device: device, rate: s.rate,
+                                     channels: s.channels, format: sampleFormat, fragmentFrames: fragmentFrames)
     }
 
     /// The error that ends a run whose source went away (without `reconnect`).

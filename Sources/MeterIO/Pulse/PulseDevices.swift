@@ -35,9 +35,12 @@ public struct PulseServerInfo: Sendable, Equatable {
 /// Device introspection over libpulse's asynchronous API: `pa_context_connect`, then
 /// `pa_context_get_server_info`, `pa_context_get_source_info_list` and
 /// `pa_context_get_sink_info_list`, driven by a private `pa_mainloop` on the calling thread.
-public final class PulseDevices {
-    private let mainloop: OpaquePointer
-    private let context: OpaquePointer
+///
+/// `@unchecked Sendable`: used by one thread at a time (a record stream on this connection,
+/// `PulseRecordStream`, hands it to the capture thread once).
+public final class PulseDevices: @unchecked Sendable {
+    let mainloop: OpaquePointer
+    let context: OpaquePointer
     private let deadline: Double
 
     /// Connects; throws `PulseError.cannotConnect` within `timeout` seconds when no server answers.
@@ -67,18 +70,23 @@ public final class PulseDevices {
         pa_mainloop_free(mainloop)
     }
 
-    private func connectError() -> PulseError {
+    func connectError() -> PulseError {
         let reason = String(cString: pa_strerror(pa_context_errno(context)))
         return .cannotConnect(server: PulseStream.serverDescription, reason: reason)
     }
 
+    /// One main-loop pass; `PulseError.noAnswer` once the connection's deadline passed.
     private func iterate() throws(PulseError) {
         guard monotonicSeconds() < deadline else {
             throw .noAnswer(server: PulseStream.serverDescription)
         }
-        // One main-loop pass (pa_mainloop_prepare/poll/dispatch), polling at most 100 ms so
-        // the deadline is checked often.
-        _ = pa_mainloop_prepare(mainloop, 100_000)
+        iterate(pollingAtMost: 100_000)
+    }
+
+    /// One main-loop pass (pa_mainloop_prepare/poll/dispatch), its poll waiting at most
+    /// `microseconds` (negative: until an event), so a caller can check a deadline often.
+    func iterate(pollingAtMost microseconds: Int32) {
+        _ = pa_mainloop_prepare(mainloop, microseconds)
         _ = pa_mainloop_poll(mainloop)
         _ = pa_mainloop_dispatch(mainloop)
     }

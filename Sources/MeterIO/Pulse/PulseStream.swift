@@ -2,11 +2,12 @@ import CPulse
 import MeterCore
 import Synchronization
 
-/// A PulseAudio simple-API stream (`pa_simple_new`), for recording (`pa_simple_read`) or
-/// playback (`pa_simple_write`), native-endian samples in `format` (s16 unless asked:
-/// s24 in 32-bit words, s32, float; the server converts from the device's own format).
+/// A PulseAudio simple-API stream (`pa_simple_new`) for playback (`pa_simple_write`),
+/// native-endian samples in `format` (s16 unless asked: s24 in 32-bit words, s32, float; the
+/// server converts to the device's own format). Capture uses `PulseRecordStream`, on the
+/// connection that resolved the device.
 ///
-/// Owned by one thread at a time: the capture thread reads, `play`'s audio thread writes;
+/// Owned by one thread at a time: `play`'s audio thread writes;
 /// `@unchecked Sendable` only so it can be handed to that thread once.
 public final class PulseStream: @unchecked Sendable {
     public enum Direction: Sendable { case record, playback }
@@ -42,13 +43,7 @@ public final class PulseStream: @unchecked Sendable {
         self.format = format
         let resolved = try PulseDevices(timeout: startTimeout).resolve(device, direction: direction)?.name
         self.device = resolved
-        let paFormat: pa_sample_format_t = switch format {
-        case .s16: CPulse_SAMPLE_S16NE
-        case .s24: CPulse_SAMPLE_S24_32NE
-        case .s32: CPulse_SAMPLE_S32NE
-        case .float: CPulse_SAMPLE_FLOAT32NE
-        }
-        let spec = pa_sample_spec(format: paFormat, rate: UInt32(rate), channels: UInt8(channels))
+        let spec = pa_sample_spec(format: Self.paFormat(format), rate: UInt32(rate), channels: UInt8(channels))
         let bytes = UInt32((fragmentFrames ?? max(1, rate * latencyMs / 1000)) * channels * format.bytesPerSample)
         let unset = UInt32.max
         var attr: pa_buffer_attr
@@ -122,6 +117,16 @@ public final class PulseStream: @unchecked Sendable {
 
     deinit { if let handle { pa_simple_free(handle) } }
 
+    /// libpulse's name for `format`, native-endian.
+    static func paFormat(_ format: SampleFormat) -> pa_sample_format_t {
+        switch format {
+        case .s16: CPulse_SAMPLE_S16NE
+        case .s24: CPulse_SAMPLE_S24_32NE
+        case .s32: CPulse_SAMPLE_S32NE
+        case .float: CPulse_SAMPLE_FLOAT32NE
+        }
+    }
+
     static func openError(_ err: Int32, device: String?, direction: Direction) -> PulseError {
         let reason = String(cString: pa_strerror(err))
         if err == Int32(PA_ERR_NOENTITY.rawValue), let device {
@@ -132,15 +137,6 @@ public final class PulseStream: @unchecked Sendable {
             return .cannotConnect(server: serverDescription, reason: reason)
         }
         return .cannotOpen(direction, device: device, reason: reason)
-    }
-
-    /// Fills `bytes` bytes at `buffer` with captured audio (`pa_simple_read`); blocks until full.
-    public func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws(PulseError) {
-        var err: Int32 = 0
-        guard let handle, pa_simple_read(handle, buffer, bytes, &err) >= 0 else {
-            lastError = String(cString: pa_strerror(err))
-            throw .streamLost(reason: lastError)
-        }
     }
 
     /// Queues `bytes` bytes for playback (`pa_simple_write`); blocks while the buffer is full.

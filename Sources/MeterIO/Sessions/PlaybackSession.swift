@@ -11,8 +11,10 @@ import Synchronization
 /// short (about 50 ms) for the same reason. The same `MeterPipeline` meters what is written,
 /// frames positioned on the file's samples.
 ///
-/// `@unchecked Sendable`: `reader`, `stream` and `pipeline` are touched only by the audio thread
-/// after `start()`; everything shared is atomic or behind a Mutex.
+/// `@unchecked Sendable`: `reader`, `stream`, `pipeline` and `sink` are touched only by the
+/// audio thread after `start()`; everything shared is atomic or behind a Mutex. The audio
+/// thread is the session's analysis thread: it makes every call to the sink, start to end
+/// (the `FrameSink` threading rule).
 public final class PlaybackSession: @unchecked Sendable {
     public let rate: Int
     public let channels: Int
@@ -21,6 +23,7 @@ public final class PlaybackSession: @unchecked Sendable {
     private let stream: PulseStream
     private let pipeline: MeterPipeline
     private let sink: any FrameSink
+    private let source: String
 
     private let paused = Atomic<Bool>(false)
     /// Paused by `holdWhileStopped` (not by the user): `releaseAfterStop` plays on.
@@ -58,7 +61,7 @@ public final class PlaybackSession: @unchecked Sendable {
         stream = try PulseStream(direction: .playback, device: device, rate: reader.rate, channels: reader.channels,
                                  name: "pulsemeter play", latencyMs: 50)
         self.sink = sink
-        try sink.start(pipeline.streamInfo(source: path.string, live: true))
+        source = path.string
         wake = cancellation.onCancel { [unpaused] in unpaused.signal() }
     }
 
@@ -108,11 +111,10 @@ public final class PlaybackSession: @unchecked Sendable {
         try OSThread.spawn(role: "pm-playback") { [self] in audioLoop() }
     }
 
-    /// Waits for the audio thread; rethrows its failure; writes the end line.
+    /// Waits for the audio thread (which writes the end line); rethrows its failure.
     public func finish() throws {
         done.wait()
         if let e = failure.withLock({ $0 }) { throw e }
-        try sink.end(pipeline.summary())
     }
 
     private func audioLoop() {
@@ -130,6 +132,7 @@ public final class PlaybackSession: @unchecked Sendable {
         var filePos = 0
         var wasPaused = false
         do {
+            try sink.start(pipeline.streamInfo(source: source, live: true))
             while !stopping {
                 let delta = seekDelta.exchange(0, ordering: .acquiringAndReleasing)
                 if delta != 0 {
@@ -166,6 +169,7 @@ public final class PlaybackSession: @unchecked Sendable {
             } else {
                 stream.flush()
             }
+            try sink.end(pipeline.summary())
         } catch {
             failure.withLock { $0 = error }
         }

@@ -41,15 +41,16 @@ enum AnalyzeCommand {
         let progress = ProgressLine(enabled: Terminal.isTerminal(2) && !(format == .ndjson && output.isTerminal))
         defer { progress.clear() }
         let label = input.isDash ? "stdin" : input.lastComponent.description
+        let description = SessionDescription(sources: [.init(source, settings: settings, limit: limit)], sinks: [fullSink],
+                                             progress: progress.isActive ? (progress, label) : nil)
         let summary: StreamSummary
         do {
-            summary = try meter(source, settings: settings, limit: limit, sink: fullSink, cancellation: cancellation,
-                                progress: progress.isActive ? (progress, label) : nil)
+            summary = try MeterSession(description, cancellation: cancellation).run()[0]
         } catch is OutputClosed {
             return 0
         }
         if summary.complete == false {
-            return Interruption.report(read: summary.pos, of: length(source, limit: limit), rate: settings.rate,
+            return Interruption.report(read: summary.pos, of: description.sources[0].length, rate: settings.rate,
                                        name: label, what: format == .ndjson ? "end line" : "summary", marked: format == .ndjson)
         }
         // A damaged or truncated file: said once its end line is out, when all of it was read.
@@ -64,61 +65,8 @@ enum AnalyzeCommand {
 }
 
 extension AnalyzeCommand {
-    /// How `meter` lays one source over threads. The computations are the same either way, so
-    /// are the numbers, bit for bit (`ManyFilesCLITests` compares them).
-    enum Threads {
-        /// Decoding read ahead on its own thread, levels, loudness and the sound level meter on
-        /// the caller's, bands (transforms or the octave filter bank), encoding and output on
-        /// a third (a single file, stdin: one run gets the machine's cores).
-        case spread
-        /// Everything on the caller's thread: a worker of a many-file run, where the other
-        /// cores already run other files and per-file threads would only cost wake-ups.
-        case inline
-    }
-
-    /// One source through the one meter pipeline into `sink`, as every analyze run does it
-    /// (single file, stdin, each file of a many-file run), scheduled as `threads` says.
-    @discardableResult
-    static func meter(_ source: any SampleBlockSource, settings: MeterSettings, limit: Int?, sink: any FrameSink,
-                      cancellation: Cancellation, progress: (line: ProgressLine, label: String)? = nil,
-                      threads: Threads = .spread) throws -> StreamSummary {
-        let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
-        let pipeline = try MeterPipeline(settings: settings, transform: transform)
-        let limited: any SampleBlockSource = limit.map { LimitedSource(source, frames: $0) } ?? source
-        if threads == .inline {
-            // A many-file run shares one cancellation over all its files; polled between blocks.
-            return try pipeline.run(source: limited, sink: sink, shouldStop: { cancellation.isCancelled })
-        }
-        // The read-ahead's wake-up is registered with `cancellation` (a stalled stdin).
-        let readAhead = ReadAheadSource(limited, cancellation: cancellation)
-        defer { readAhead.stop() }
-        var deferred: DeferredBands?
-        if transform != nil || settings.octaves > 0 {
-            // One FFTW plan: with deferBands the pipeline never runs it (nor its octave bank);
-            // only the output thread does.
-            deferred = try DeferredBands(settings: settings, transform: transform)
-            pipeline.deferBands = true
-        }
-        let background = BackgroundSink(sink, bands: deferred)
-        // A slow pipe: what is analysed goes out before the analysis sleeps for more input.
-        readAhead.whenStarved = { background.flush() }
-        var outputSink: any FrameSink = background
-        if let progress {
-            outputSink = ProgressSink(background, line: progress.line, label: progress.label,
-                                      totalFrames: length(source, limit: limit))
-        }
-        return try pipeline.run(source: readAhead, sink: outputSink, shouldStop: { cancellation.isCancelled })
-    }
-
-    /// The frames a run of `source` is to read, when known: the file's declared length, or
-    /// `--duration` when that is shorter.
-    static func length(_ source: any SampleBlockSource, limit: Int?) -> Int? {
-        let declared = (source as? any AudioFileSource).map(\.declaredFrames).flatMap { $0 > 0 ? $0 : nil }
-        return [declared, limit].compactMap { $0 }.min()
-    }
-
     /// `analyze FILE FILE...`, `--files-from`: each file's end line (with `--frames` all its
-    /// lines), carrying `file`, from the same `meter` a single-file run uses. A file damaged
+    /// lines), carrying `file`, from the same session a single-file run uses. A file damaged
     /// part way gives its error line (65) instead, whose message says how far it was read.
     static func runMany(_ a: ParsedArguments) throws -> Int32 {
         if try MeterOptions.format(a, outputIsTerminal: false) != .ndjson {
@@ -138,8 +86,9 @@ extension AnalyzeCommand {
                 let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
                 let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
                 let sink = FileLinesSink(file: path.string, frames: frames)
-                let summary = try meter(source, settings: settings, limit: limit, sink: sink, cancellation: cancellation,
-                                        threads: .inline)
+                let description = SessionDescription(sources: [.init(source, settings: settings, limit: limit)],
+                                                     sinks: [sink], threads: .inline)
+                let summary = try MeterSession(description, cancellation: cancellation).run()[0]
                 let complete = summary.complete ?? true
                 if complete, let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }
                 return (sink.bytes, complete)

@@ -19,7 +19,8 @@ enum CalibrateCommand {
             throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
         }
         let given = a.string("rate") != nil && a.string("channels") != nil
-        var settings = try MeterOptions.read(a, native: given ? nil : LiveCommands.nativeSpec(of: a.string("device")))
+        var devices = given ? nil : try? PulseDevices()  // one connection: the native format, then the stream
+        var settings = try MeterOptions.read(a, native: given ? nil : LiveCommands.nativeSpec(of: a.string("device"), on: devices))
         settings.spl = SoundLevelSettings(weighting: .a, timeWeighting: .fast)
         settings = try MeterOptions.validated(settings, a)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
@@ -28,7 +29,8 @@ enum CalibrateCommand {
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
         let session = try LiveMeterSession(options: LiveOptions(device: a.string("device"), settings: settings, durationFrames: limit),
-                                           cancellation: cancellation, continuations: Signals.continuations)
+                                           devices: devices, cancellation: cancellation, continuations: Signals.continuations)
+        devices = nil  // the connection closes: the stream is open
         let frames = Int((steadySeconds * Double(settings.rate) / Double(settings.hop)).rounded(.up))
         let sink = CalibrationSink(CalibrationMeasurement(reference: reference, frames: frames), cancellation: cancellation)
         try session.run(sink: sink, transform: nil)
@@ -69,5 +71,7 @@ final class CalibrationSink: FrameSink {
         cancellation.cancel()
     }
 
+    func gap(_ gap: StreamGap) throws {}
+    func file(_ event: RecordingFileEvent) throws {}
     func end(_ summary: StreamSummary) throws {}
 }

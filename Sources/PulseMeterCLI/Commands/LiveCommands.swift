@@ -39,7 +39,9 @@ enum LiveCommands {
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
         let url = try streamURL(a)
         let given = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
-        let settings = try MeterOptions.settings(a, native: given ? nil : nativeSpec(of: a.string("device")))
+        // One server connection finds the native format and then opens the stream.
+        var devices = given ? nil : try? PulseDevices()
+        let settings = try MeterOptions.settings(a, native: given ? nil : nativeSpec(of: a.string("device"), on: devices))
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
         let mode = try RecordingOptions.mode(a, rate: settings.rate)
         if let device = a.string("device"), device.isEmpty {
@@ -56,17 +58,7 @@ enum LiveCommands {
         if sampleFormat != .s16 && url != nil {
             throw PulsemeterError(.usage, "--bits \(a.string("bits") ?? "") is for PulseAudio capture; a --url stream is decoded to 16-bit samples: drop --bits")
         }
-        // An existing recording is never touched without --force: refused here, before the
-        // server is asked anything (the recorder's O_EXCL open covers a file appearing
-        // meanwhile; split and trigger number their files instead).
-        // A directory, FIFO, device or socket is never replaced: said as such with or without
-        // --force (never "exists; use --force" first).
-        if let record, mode == .single, let kind = NewFile.unreplaceable(record) {
-            throw ErrorWording.output(.cannotReplace(record, kind: kind))
-        }
-        if let record, mode == .single, !a.flag("force"), record.exists {
-            throw PulsemeterError(.cannotCreate, "\(record) exists; use --force to replace it")
-        }
+        try refuseExisting(record, mode: mode, force: a.flag("force"))
         let levelFloor = try MeterOptions.levelFloor(a)
         // The port is bound before the server is asked anything, so a taken one fails first.
         let listening = try ListenOptions.bind(a)
@@ -88,22 +80,17 @@ enum LiveCommands {
             options.pause = pause
         }
         options.url = url
-        let session = try LiveMeterSession(options: options, cancellation: cancellation,
+        let session = try LiveMeterSession(options: options, devices: devices, cancellation: cancellation,
                                            continuations: Signals.continuations)
+        devices = nil  // the connection closes: the stream is open
         var sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
         case .ndjson: sink = NDJSONSink(output: output, levelFloorDb: levelFloor)
         case .ansi:
-            ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize,
-                                onQuit: { cancellation.cancel() })  // q or Esc: as Ctrl-C
-            if mode == .single { ansi!.recordingFile = record?.string }
-            ansi!.pause = options.pause
-            ansi!.showsHistory = record != nil && !a.flag("no-history")
-            if case .trigger = mode { ansi!.recordingIdleStatus = "waiting for the trigger" }
+            ansi = try ansiSink(a, output: output, record: record, mode: mode, pause: options.pause, session: session,
+                                cancellation: cancellation)
             sink = ansi!
-            // Ctrl-Z gives the terminal back and stops; fg takes it again and redraws.
-            try Signals.handleJobControl(ansi!.screen.jobControl(afterContinue: { [session] in session.nudge() }))
         }
         var hooks: HookRunner?
         defer { hooks?.finish() }  // after the terminal is restored: waiting hooks run, within a grace period
@@ -113,17 +100,7 @@ enum LiveCommands {
         }
         var server: MonitorHTTPServer?
         if let listening {
-            let recording: MonitorState.Recording
-            switch (record, mode) {
-            case (nil, _): recording = .none
-            case (_, .trigger): recording = .takes
-            default: recording = .continuous
-            }
-            do {
-                server = try MonitorHTTPServer(socket: listening, recording: recording) { [session] in session.progress }
-            } catch {
-                throw ListenOptions.unavailable(error)
-            }
+            server = try httpServer(listening, record: record, mode: mode, session: session)
             sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor)])
         }
         defer { server?.finish() }
@@ -136,6 +113,45 @@ enum LiveCommands {
             return 0
         }
         return 0
+    }
+
+    /// An existing recording is never touched without --force: refused before the server is
+    /// asked anything (the recorder's O_EXCL open covers a file appearing meanwhile; split and
+    /// trigger number their files instead). A directory, FIFO, device or socket is never
+    /// replaced: said as such with or without --force (never "exists; use --force" first).
+    static func refuseExisting(_ record: FilePath?, mode: RecordingPlan.Mode, force: Bool) throws {
+        guard let record, mode == .single else { return }
+        if let kind = NewFile.unreplaceable(record) { throw ErrorWording.output(.cannotReplace(record, kind: kind)) }
+        if !force, record.exists { throw PulsemeterError(.cannotCreate, "\(record) exists; use --force to replace it") }
+    }
+
+    /// The live meter on the terminal. q or Esc cancels as Ctrl-C does; Ctrl-Z gives the
+    /// terminal back and stops, fg takes it again and redraws.
+    static func ansiSink(_ a: ParsedArguments, output: FileDescriptorOutput, record: FilePath?, mode: RecordingPlan.Mode,
+                         pause: PauseControl?, session: LiveMeterSession, cancellation: Cancellation) throws -> AnsiLiveSink {
+        let ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize, onQuit: { cancellation.cancel() })
+        if mode == .single { ansi.recordingFile = record?.string }
+        ansi.pause = pause
+        ansi.showsHistory = record != nil && !a.flag("no-history")
+        if case .trigger = mode { ansi.recordingIdleStatus = "waiting for the trigger" }
+        try Signals.handleJobControl(ansi.screen.jobControl(afterContinue: { [session] in session.nudge() }))
+        return ansi
+    }
+
+    /// `--listen`: the HTTP server beside the run's other sinks, on the socket already bound.
+    static func httpServer(_ listening: ListeningSocket, record: FilePath?, mode: RecordingPlan.Mode,
+                           session: LiveMeterSession) throws -> MonitorHTTPServer {
+        let recording: MonitorState.Recording
+        switch (record, mode) {
+        case (nil, _): recording = .none
+        case (_, .trigger): recording = .takes
+        default: recording = .continuous
+        }
+        do {
+            return try MonitorHTTPServer(socket: listening, recording: recording) { [session] in session.progress }
+        } catch {
+            throw ListenOptions.unavailable(error)
+        }
     }
 
     /// --url: the stream's address (no --device with it).
@@ -154,8 +170,8 @@ enum LiveCommands {
     /// 16 kHz mono microphone is metered as such, not resampled to 48 kHz stereo); nil (the
     /// defaults) when the server cannot say (the opening reports why, with its own error), and
     /// within the meter's limits.
-    static func nativeSpec(of device: String?) -> (rate: Int, channels: Int)? {
-        guard let d = try? PulseDevices().resolve(device, direction: .record),
+    static func nativeSpec(of device: String?, on devices: PulseDevices?) -> (rate: Int, channels: Int)? {
+        guard let d = try? devices?.resolve(device, direction: .record),
               (1...MeterSettings.maxRate).contains(d.rate), d.channels >= 1 else { return nil }
         return (d.rate, min(d.channels, MeterSettings.maxChannels))
     }
@@ -169,26 +185,7 @@ enum LiveCommands {
         if a.flag("sinks") { list += try pulse.sinks() }
         let out = FileDescriptorOutput.standardOutput
         if a.flag("json") {
-            let b = JSONLineBuilder()
-            b.raw("[")
-            for (i, d) in list.enumerated() {
-                if i > 0 { b.raw(",") }
-                b.byte(UInt8(ascii: "{"))
-                b.field("name", d.name)
-                b.field("kind", d.isSink ? "sink" : "source")
-                b.field("description", d.description)
-                b.field("rate", d.rate)
-                b.field("channels", d.channels)
-                b.field("sample_format", d.sampleFormat)
-                b.field("monitor", d.monitorOf != nil)
-                if let m = d.monitorOf { b.field("monitor_of", m) }
-                b.field("default", d.isDefault)
-                b.field("index", d.index)
-                b.field("server", server)
-                b.raw("}")
-            }
-            b.raw("]\n")
-            try out.write(b.bytes)
+            try out.write(PulseDeviceList.json(list, server: server))
             return 0
         }
         try out.write(Array(table(list, server: server).utf8))

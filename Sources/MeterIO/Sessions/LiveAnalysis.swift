@@ -1,0 +1,140 @@
+import MeterCore
+
+/// The analysis side of a live run, on the caller's thread: pops the captured chunks, meters
+/// them with the run's `MeterPipeline`, and makes every call to the sink (the `FrameSink`
+/// threading rule): the start line, frames as hops complete, gap and file lines at their
+/// positions, the end line once the capture and the recording are finished.
+///
+/// It sleeps until the chunks that complete the next hop are in, so it wakes about once per
+/// frame it emits and writes that frame at once. A sink that throws stops the run (the capture
+/// ends, the recording is finished) and its error is kept for the end.
+final class LiveAnalysis {
+    private let session: LiveMeterSession
+    private let sink: any FrameSink
+    private let pipeline: MeterPipeline
+    /// With `--trigger`: the take decisions, published to the recorder thread.
+    private var takes: TakeDetector?
+    /// The sink's first error; no call reaches it after one.
+    private(set) var sinkError: Error?
+    private let floats: UnsafeMutablePointer<Float>
+    private let frameBytes: Int
+
+    init(session: LiveMeterSession, sink: any FrameSink, pipeline: MeterPipeline, takes: TakeDetector?) {
+        self.session = session
+        self.sink = sink
+        self.pipeline = pipeline
+        self.takes = takes
+        let format = session.options.sampleFormat
+        frameBytes = pipeline.settings.channels * format.bytesPerSample
+        floats = .allocate(capacity: session.meter.ring.slotCapacity / format.bytesPerSample)
+    }
+
+    deinit { floats.deallocate() }
+
+    /// The start line. An output already unusable (EPIPE, ENOSPC on /dev/full) stops the run at
+    /// once rather than capture until a signal with nowhere to report.
+    func start() {
+        guarded { try sink.start(pipeline.streamInfo(source: session.sourceName, live: true)) }
+    }
+
+    /// Meters what the capture thread hands over until it ends (the duration, a stop, a
+    /// failure), or, stopped while a read blocks on a silent source, half a second after.
+    func meterUntilCaptureEnds() {
+        let meter = session.meter
+        while true {
+            let got = drain()
+            emitGaps(upTo: pipeline.pos)
+            forwardFileEvents()
+            if meter.ring.isClosed && meter.ring.available == 0 { return }
+            if session.shouldStop {
+                // A read blocked on a silent source cannot be interrupted; give it half a second.
+                if !meter.waitForClose(seconds: 0.5) {
+                    session.abandon()
+                    return
+                }
+                continue
+            }
+            if !got, let live = sink as? LiveStatusSink {
+                guarded { try live.idle(outage: session.inOutage.load(ordering: .acquiring)) }
+            }
+            // Sleep until the chunks that complete the next hop are in.
+            let missing = pipeline.hop - pipeline.pos % pipeline.hop
+            meter.waitForChunks((missing + session.chunkFrames - 1) / session.chunkFrames)
+        }
+    }
+
+    /// After the capture: the frames it counted but the analysis never got (skipped), the last
+    /// partial hop, the last take decision, the recording finished, then the end line.
+    func finish() -> StreamSummary {
+        if !session.abandoned.load(ordering: .acquiring) { session.captureDone.wait() }
+        let total = session.captured.load(ordering: .acquiring)
+        guarded {
+            if total > pipeline.pos { try pipeline.skip(frames: total - pipeline.pos) { try emit($0) } }
+            try pipeline.finish { try emit($0) }
+        }
+        if takes != nil {
+            if let change = takes!.finish(at: total) { session.publish(change) }
+            session.decidedUpTo.store(total, ordering: .releasing)
+        }
+        session.decisionsDone.signal()
+        session.recorderDone.wait()
+        forwardFileEvents()
+        var summary = pipeline.summary()
+        if let files = session.files {
+            summary.recordedFrames = files.framesWritten
+            summary.file = files.lastFile?.string
+        }
+        guarded { try sink.end(summary) }
+        return summary
+    }
+
+    /// Meters every chunk waiting now; true if there was one.
+    private func drain() -> Bool {
+        var got = false
+        let format = session.options.sampleFormat, channels = pipeline.settings.channels
+        while session.meter.pop({ chunk, position in
+            got = true
+            let frames = chunk.count / frameBytes
+            let expected = pipeline.pos
+            emitGaps(upTo: position)
+            guarded {
+                if position > expected { try pipeline.skip(frames: position - expected) { try emit($0) } }
+                SampleConversion.floats(from: UnsafeRawPointer(chunk.baseAddress!), format: format,
+                                        into: floats, count: frames * channels)
+                try pipeline.process(floats, frames: frames) { try emit($0) }
+            }
+        }) {}
+        return got
+    }
+
+    private func emit(_ frame: MeterFrame) throws {
+        if takes != nil {
+            if let change = takes!.observe(frame) { session.publish(change) }
+            session.decidedUpTo.store(frame.pos, ordering: .releasing)
+        }
+        try sink.frame(frame)
+    }
+
+    /// Runs a call to the sink unless one failed already; a failure stops the run.
+    private func guarded(_ body: () throws -> Void) {
+        guard sinkError == nil else { return }
+        do { try body() } catch {
+            sinkError = error
+            session.internalStop.store(true, ordering: .releasing)
+        }
+    }
+
+    private func forwardFileEvents() {
+        for e in session.fileEvents.take() { guarded { try sink.file(e) } }
+    }
+
+    /// The gap lines of outages at or before `bound`, so each sits between the frames captured
+    /// before and after it.
+    private func emitGaps(upTo bound: Int) {
+        let due = session.gaps.withLock { g -> [StreamGap] in
+            defer { g.removeAll { $0.pos <= bound } }
+            return g.filter { $0.pos <= bound }
+        }
+        for g in due { guarded { try sink.gap(g) } }
+    }
+}

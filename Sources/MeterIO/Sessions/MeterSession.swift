@@ -1,0 +1,126 @@
+import MeterCore
+
+/// Runs a `SessionDescription`: every source through its own `MeterPipeline` into the sinks,
+/// as fast as the sources deliver; owns the threads, the handoffs, cancellation and the end of
+/// the run (each source's end line, `complete` false when cancelled).
+///
+/// One source runs as its `threads` say (`spread`: read ahead on a decoding thread, bands,
+/// encoding and output on an output thread behind a `BackgroundSink`). Several sources run on
+/// the caller's thread, a block of each in turn, so the sinks see their lines interleaved in
+/// time, each tagged with its stream index; all start lines come first, in source order, and
+/// each source's end line as soon as it ends.
+/// Either way every sink call comes from one thread (the `FrameSink` rule).
+public final class MeterSession {
+    public let description: SessionDescription
+    private let cancellation: Cancellation
+
+    /// Cancelling `cancellation` ends the reading where it is; the run still finishes.
+    public init(_ description: SessionDescription, cancellation: Cancellation) {
+        self.description = description
+        self.cancellation = cancellation
+    }
+
+    /// Runs to the end of every source (or a cancellation); the summaries, in source order.
+    /// Throws the first error of a source or a sink.
+    @discardableResult
+    public func run() throws -> [StreamSummary] {
+        let sources = description.sources
+        if sources.count == 1 { return [try runOne(sources[0])] }
+        return try runInTurn(sources)
+    }
+
+    private var shouldStop: () -> Bool { { [cancellation] in cancellation.isCancelled } }
+
+    private static func transform(_ settings: MeterSettings) -> FFTWPowerSpectrum? {
+        settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
+    }
+
+    private static func limited(_ source: SessionDescription.Source) -> any SampleBlockSource {
+        source.limit.map { LimitedSource(source.input, frames: $0) } ?? source.input
+    }
+
+    private func runOne(_ source: SessionDescription.Source) throws -> StreamSummary {
+        let settings = source.settings, sink = description.sink
+        let transform = Self.transform(settings)
+        guard description.threads == .spread else {
+            let pipeline = try MeterPipeline(settings: settings, transform: transform)
+            return try pipeline.run(source: Self.limited(source), sink: sink, shouldStop: shouldStop)
+        }
+        // One FFTW plan: with deferred bands the pipeline never runs it (nor its octave bank);
+        // only the output thread does.
+        let deferring = transform != nil || settings.octaves > 0
+        let pipeline = try MeterPipeline(settings: settings, transform: transform, deferBands: deferring)
+        let deferred = deferring ? try DeferredBands(settings: settings, transform: transform) : nil
+        // The read-ahead's wake-up is registered with the cancellation (a stalled stdin).
+        let readAhead = ReadAheadSource(Self.limited(source), cancellation: cancellation)
+        defer { readAhead.stop() }
+        let background = BackgroundSink(sink, bands: deferred)
+        // A slow pipe: what is analysed goes out before the analysis sleeps for more input.
+        readAhead.whenStarved = { background.flush() }
+        var output: any FrameSink = background
+        if let progress = description.progress {
+            output = ProgressSink(background, line: progress.line, label: progress.label, totalFrames: source.length)
+        }
+        return try pipeline.run(source: readAhead, sink: output, shouldStop: shouldStop)
+    }
+
+    /// Several sources on this thread, one block of each in turn.
+    private func runInTurn(_ sources: [SessionDescription.Source]) throws -> [StreamSummary] {
+        let sink = description.sink
+        let runs = try sources.enumerated().map { k, source in
+            try SourceRun(source: Self.limited(source), pipeline: MeterPipeline(
+                settings: source.settings, transform: Self.transform(source.settings), stream: k))
+        }
+        for run in runs { try run.start(into: sink) }
+        var summaries = [StreamSummary?](repeating: nil, count: runs.count)
+        var active = Array(runs.indices)
+        while !active.isEmpty && !shouldStop() {
+            // A source at its end writes its end line at once; the others go on.
+            active = try active.filter { k in
+                if try runs[k].step(into: sink) { return true }
+                summaries[k] = try runs[k].finish(into: sink, complete: true)
+                return false
+            }
+        }
+        for k in active { summaries[k] = try runs[k].finish(into: sink, complete: false) }
+        return summaries.map { $0! }
+    }
+}
+
+/// One source of a session run in turn with others: its pipeline and read buffer.
+private final class SourceRun {
+    let source: any SampleBlockSource
+    let pipeline: MeterPipeline
+    private let buffer: UnsafeMutablePointer<Float>
+    private static let blockFrames = 4096
+
+    init(source: any SampleBlockSource, pipeline: MeterPipeline) {
+        self.source = source
+        self.pipeline = pipeline
+        buffer = .allocate(capacity: Self.blockFrames * source.channels)
+    }
+
+    deinit { buffer.deallocate() }
+
+    func start(into sink: any FrameSink) throws {
+        try sink.start(pipeline.streamInfo(source: source.name))
+        if let n = source.expectedFrames { pipeline.expectEnd(at: n) }
+    }
+
+    /// Reads and meters one block; false at the source's end.
+    func step(into sink: any FrameSink) throws -> Bool {
+        let n = try source.read(into: buffer, maxFrames: Self.blockFrames)
+        if n == 0 { return false }
+        try pipeline.process(buffer, frames: n) { try sink.frame($0) }
+        return true
+    }
+
+    /// The last partial hop and the end line; `complete` when this source was read to its end.
+    func finish(into sink: any FrameSink, complete: Bool) throws -> StreamSummary {
+        try pipeline.finish { try sink.frame($0) }
+        var s = pipeline.summary()
+        s.complete = complete
+        try sink.end(s)
+        return s
+    }
+}

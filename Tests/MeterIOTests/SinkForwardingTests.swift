@@ -1,0 +1,57 @@
+import Testing
+import MeterCore
+@testable import MeterIO
+
+/// Every sink that wraps another forwards every call, `gap` and `file` included, in order.
+@Suite struct SinkForwardingTests {
+    /// Notes each call by name (and a file event's file), in order.
+    final class Journal: FrameSink, @unchecked Sendable {
+        var calls: [String] = []
+        func start(_ info: StreamInfo) throws { calls.append("start") }
+        func frame(_ frame: MeterFrame) throws { calls.append("frame \(frame.pos)") }
+        func gap(_ gap: StreamGap) throws { calls.append("gap \(gap.pos)") }
+        func file(_ event: RecordingFileEvent) throws { calls.append("file \(event.kind.rawValue) \(event.file)") }
+        func end(_ summary: StreamSummary) throws { calls.append("end \(summary.pos)") }
+    }
+
+    static let expected = ["start", "frame 80", "gap 80", "file open take-1.wav", "frame 160",
+                           "file close take-1.wav", "end 160"]
+
+    /// Drives `sink` through one run's calls.
+    static func drive(_ sink: any FrameSink) throws {
+        try sink.start(StreamInfo(source: "test", settings: MeterSettings(rate: 8000, channels: 1, fps: 100)))
+        try sink.frame(MeterFrame(pos: 80, rmsDb: [-20], peakDb: [-10]))
+        try sink.gap(StreamGap(pos: 80, startTs: 1, endTs: 2))
+        try sink.file(RecordingFileEvent(.open, file: "take-1.wav", pos: 80, frames: 0))
+        try sink.frame(MeterFrame(pos: 160, rmsDb: [-20], peakDb: [-10]))
+        try sink.file(RecordingFileEvent(.close, file: "take-1.wav", pos: 160, frames: 80))
+        try sink.end(StreamSummary(pos: 160, rate: 8000, rmsDb: [-20], peakDb: [-10]))
+    }
+
+    @Test func backgroundSinkForwardsEveryCall() throws {
+        let journal = Journal()
+        try Self.drive(BackgroundSink(journal, depth: 4))  // end waits for the output thread
+        #expect(journal.calls == Self.expected)
+    }
+
+    @Test func progressSinkForwardsEveryCall() throws {
+        let journal = Journal()
+        try Self.drive(ProgressSink(journal, line: ProgressLine(enabled: false), label: "test", totalFrames: 160))
+        #expect(journal.calls == Self.expected)
+    }
+
+    @Test func fanOutSinkForwardsEveryCallToEachSink() throws {
+        let first = Journal(), second = Journal()
+        try Self.drive(FanOutSink([first, second]))
+        #expect(first.calls == Self.expected)
+        #expect(second.calls == Self.expected)
+    }
+
+    @Test func wrappersStackedForwardEveryCall() throws {
+        let journal = Journal()
+        let stacked = ProgressSink(BackgroundSink(FanOutSink([journal])), line: ProgressLine(enabled: false),
+                                   label: "test", totalFrames: nil)
+        try Self.drive(stacked)
+        #expect(journal.calls == Self.expected)
+    }
+}
