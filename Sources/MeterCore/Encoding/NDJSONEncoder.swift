@@ -20,6 +20,7 @@ public struct NDJSONEncoder {
         line.field("source", info.source)
         line.field("rate", s.rate)
         line.field("channels", s.channels)
+        line.field("channel_names", info.channelNames)
         line.field("fps", s.fps, decimals: 3)
         line.field("hop", s.hop)
         line.field("window", s.window)

@@ -50,16 +50,23 @@ public struct StreamInfo: Sendable, Equatable {
     public var live: Bool
     /// With fractional-octave bands: each band's edges and midband (`bandsHz` holds the edges).
     public var octaveBands: [OctaveBands.Band]?
+    /// One name per channel as PulseAudio spells positions (`ChannelNames`); by default (or
+    /// when the names given are not one per channel) the WAVE order for the channel count.
+    public var channelNames: [String]
 
-    public init(source: String, settings: MeterSettings, bandsHz: [(Double, Double)]? = nil, live: Bool = false) {
+    public init(source: String, settings: MeterSettings, bandsHz: [(Double, Double)]? = nil, live: Bool = false,
+                channelNames: [String]? = nil) {
         self.source = source
         self.settings = settings
+        self.channelNames = channelNames.flatMap { $0.count == settings.channels ? $0 : nil }
+            ?? ChannelNames.waveDefault(channels: settings.channels)
         self.bandsHz = bandsHz
         self.live = live
     }
 
     public static func == (a: StreamInfo, b: StreamInfo) -> Bool {
         a.source == b.source && a.settings == b.settings && a.live == b.live && a.octaveBands == b.octaveBands
+            && a.channelNames == b.channelNames
             && (a.bandsHz ?? []).elementsEqual(b.bandsHz ?? [], by: { $0 == $1 })
     }
 }

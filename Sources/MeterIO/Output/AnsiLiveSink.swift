@@ -109,8 +109,9 @@ public final class AnsiLiveSink: LiveStatusSink {
         restore()
         guard let info else { return }
         var line = "\(SafeText.terminal(info.source)): \(AnsiMeterRenderer.clock(summary.duration))"
-        for c in 0..<summary.rmsDb.count {
-            line += "  \(AnsiMeterRenderer.label(channel: c, of: summary.rmsDb.count)) rms "
+        let labels = AnsiMeterRenderer.labels(info)
+        for c in 0..<min(summary.rmsDb.count, labels.count) {
+            line += "  \(labels[c]) rms "
             line += AnsiMeterRenderer.readout(summary.rmsDb[c], width: 0) + " pk " + AnsiMeterRenderer.readout(summary.peakDb[c], width: 0)
         }
         line += " dB"

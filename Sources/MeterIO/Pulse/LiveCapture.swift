@@ -12,6 +12,8 @@ public protocol LiveCapture: AnyObject {
     var captureName: String? { get }
     /// Why the last read failed, in words.
     var lastError: String { get }
+    /// One name per channel (`front-left`, `lfe`, `aux0`, ...), for the start line.
+    var channelNames: [String] { get }
 }
 
 extension PulseStream: LiveCapture {

@@ -15,6 +15,19 @@ public struct PulseDevice: Sendable, Equatable {
     public var monitorOf: String?
     public var isDefault: Bool
     public var isSink: Bool
+    /// Its channel map, one position per channel as PulseAudio spells them (`front-left`, `lfe`, `aux0`).
+    public var channelMap: [String] = []
+}
+
+extension pa_channel_map {
+    /// The positions' names (`pa_channel_position_to_string`).
+    var names: [String] {
+        var m = self
+        let count = Int(m.channels)
+        return withUnsafeBytes(of: &m.map) { raw in
+            raw.bindMemory(to: pa_channel_position_t.self).prefix(count).map { String(cString: pa_channel_position_to_string($0)) }
+        }
+    }
 }
 
 /// What the server says about itself (`pa_context_get_server_info`).
@@ -102,12 +115,12 @@ public final class PulseDevices {
         }
 
         func add(index: UInt32, name: UnsafePointer<CChar>, description: UnsafePointer<CChar>?, spec: pa_sample_spec,
-                 isSink: Bool, monitorOf: UnsafePointer<CChar>?) {
+                 map: pa_channel_map, isSink: Bool, monitorOf: UnsafePointer<CChar>?) {
             devices.append(PulseDevice(
                 index: Int(index), name: String(cString: name), description: description.map { String(cString: $0) } ?? "",
                 rate: Int(spec.rate), channels: Int(spec.channels),
                 sampleFormat: String(cString: pa_sample_format_to_string(spec.format)),
-                monitorOf: monitorOf.map { String(cString: $0) }, isDefault: false, isSink: isSink))
+                monitorOf: monitorOf.map { String(cString: $0) }, isDefault: false, isSink: isSink, channelMap: map.names))
         }
     }
 
@@ -177,7 +190,7 @@ public final class PulseDevices {
             pa_context_get_source_info_list(context, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee, let ud else { return }
                 Collector.from(ud).add(
-                    index: i.index, name: i.name, description: i.description, spec: i.sample_spec, isSink: false,
+                    index: i.index, name: i.name, description: i.description, spec: i.sample_spec, map: i.channel_map, isSink: false,
                     monitorOf: i.monitor_of_sink != CPulse_INVALID_INDEX ? i.monitor_of_sink_name : nil)
             }, ud)
         }
@@ -188,7 +201,7 @@ public final class PulseDevices {
             pa_context_get_sink_info_list(context, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee, let ud else { return }
                 Collector.from(ud).add(index: i.index, name: i.name, description: i.description, spec: i.sample_spec,
-                                       isSink: true, monitorOf: nil)
+                                       map: i.channel_map, isSink: true, monitorOf: nil)
             }, ud)
         }
     }

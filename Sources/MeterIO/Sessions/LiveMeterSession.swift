@@ -338,7 +338,7 @@ public final class LiveMeterSession: @unchecked Sendable {
         let pipeline = try MeterPipeline(settings: s, transform: transform, clock: unixSeconds)
         if let end = options.durationFrames { pipeline.expectEnd(at: end) }
         var sinkError: Error?
-        do { try sink.start(pipeline.streamInfo(source: sourceName, live: true)) } catch {
+        do { try sink.start(pipeline.streamInfo(source: sourceName, live: true, channelNames: stream?.channelNames)) } catch {
             // The output is already unusable (EPIPE, ENOSPC on /dev/full): stop at once rather
             // than capture until a signal with nowhere to report.
             sinkError = error

@@ -11,6 +11,7 @@ final class LimitedSource: SampleBlockSource {
     var rate: Int { base.rate }
     var channels: Int { base.channels }
     var name: String { base.name }
+    var channelNames: [String]? { base.channelNames }
     var expectedFrames: Int? { min(base.expectedFrames ?? remaining, remaining) }
     func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int {
         guard remaining > 0 else { return 0 }
