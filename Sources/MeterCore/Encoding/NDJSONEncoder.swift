@@ -122,6 +122,20 @@ public struct NDJSONEncoder {
         return finish()
     }
 
+    /// A `device` line: what the source meters from `pos` on (`streams`: an application's
+    /// playback streams metered, with `waiting` while there are none).
+    public mutating func device(_ d: DeviceChange) -> [UInt8] {
+        begin("device")
+        line.field("source", d.source)
+        line.field("pos", d.pos)
+        line.field("ts", d.ts, decimals: 6)
+        if let n = d.streams {
+            line.field("streams", n)
+            line.field("waiting", d.waiting)
+        }
+        return finish()
+    }
+
     public mutating func end(_ s: StreamSummary) -> [UInt8] {
         begin("end")
         line.field("pos", s.pos)

@@ -151,6 +151,9 @@ public protocol FrameSink: AnyObject {
     func start(_ info: StreamInfo) throws
     func frame(_ frame: MeterFrame) throws
     func gap(_ gap: StreamGap) throws
+    /// What a live source meters changed (a default switched, a stream moved, an
+    /// application's streams came or went).
+    func device(_ change: DeviceChange) throws
     /// A file of a split or voice-activated recording opened or closed.
     func file(_ event: RecordingFileEvent) throws
     func end(_ summary: StreamSummary) throws
@@ -158,5 +161,6 @@ public protocol FrameSink: AnyObject {
 
 extension FrameSink {
     public func gap(_ gap: StreamGap) throws {}
+    public func device(_ change: DeviceChange) throws {}
     public func file(_ event: RecordingFileEvent) throws {}
 }

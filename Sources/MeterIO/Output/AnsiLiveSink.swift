@@ -67,6 +67,15 @@ public final class AnsiLiveSink: LiveStatusSink {
 
     public func gap(_ gap: StreamGap) throws {}
 
+    /// The head line names what is metered now: the new device, or "waiting for NAME" while an
+    /// application source has no stream to meter.
+    public func device(_ change: DeviceChange) throws {
+        guard info != nil else { return }
+        let app = AppSelector(device: change.source)
+        info!.source = change.waiting ? "waiting for " + (app?.shown ?? change.source) : change.source
+        if let f = lastFrame ?? emptyFrame() { try draw(f, now: monotonicSeconds()) }
+    }
+
     /// What the head line says about the recording when no file is open (a voice-activated
     /// recording between takes: "waiting for the trigger").
     public var recordingIdleStatus: String?

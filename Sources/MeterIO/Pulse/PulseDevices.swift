@@ -57,10 +57,7 @@ public final class PulseDevices {
     public init(timeout: Double = 5) throws(PulseError) {
         guard let ml = pa_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
         mainloop = ml
-        guard let ctx = pa_context_new(pa_mainloop_get_api(ml), "pulsemeter") else {
-            pa_mainloop_free(ml)
-            throw .cannotStart(what: "a PulseAudio context")
-        }
+        let ctx = try Self.newContext(pa_mainloop_get_api(ml)) { pa_mainloop_free(ml) }
         context = ctx
         deadline = monotonicSeconds() + timeout
         if pa_context_connect(ctx, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
@@ -72,6 +69,15 @@ public final class PulseDevices {
             if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED { throw connectError() }
             try iterate()
         }
+    }
+
+    /// A context on a main loop's `api` (`pa_context_new`); on failure `free` frees the loop.
+    static func newContext(_ api: UnsafeMutablePointer<pa_mainloop_api>?, free: () -> Void) throws(PulseError) -> OpaquePointer {
+        guard let ctx = pa_context_new(api, "pulsemeter") else {
+            free()
+            throw .cannotStart(what: "a PulseAudio context")
+        }
+        return ctx
     }
 
     deinit {
@@ -173,6 +179,16 @@ public final class PulseDevices {
             throw .wrongKind(direction, name: wanted, server: PulseStream.serverDescription)
         }
         throw .noSuchDevice(direction, name: wanted, server: PulseStream.serverDescription)
+    }
+
+    /// Applications' playback streams (sink inputs), each with its sink.
+    public func playbackStreams() throws(PulseError) -> [PlaybackStream] {
+        let c = PlaybackStreamCollector()
+        try withExtendedLifetime(c) { () throws(PulseError) in
+            try wait(c.listSinks(context))
+            try wait(c.listInputs(context))
+        }
+        return c.streams
     }
 
     /// Capture sources, the default marked.

@@ -101,6 +101,8 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// analysis emits a gap line once it has processed the frames before it, so the line
     /// always sits between the frames captured before and after the outage.
     private let gaps = Mutex<[StreamGap]>([])
+    /// What the source meters, when it changed, with the position where it did (as gaps).
+    private let deviceChanges = Mutex<[DeviceChange]>([])
     /// How many times the process has been continued after a stop (job control): the capture
     /// thread measures what each stop cost (`StopLossEstimator`).
     private let continuations: @Sendable () -> Int
@@ -210,6 +212,10 @@ public final class LiveMeterSession: @unchecked Sendable {
                 guard reconnectAfterLoss(at: pos) else { break }
                 stops.reset()
                 continue
+            }
+            if var change = stream?.takeDeviceChange() {
+                change.pos = pos
+                deviceChanges.withLock { $0.append(change) }
             }
             let continues = continuations()
             if continues != seenContinues {
@@ -385,11 +391,8 @@ public final class LiveMeterSession: @unchecked Sendable {
             for e in events { guarded { try sink.file(e) } }
         }
         func emitGaps(upTo bound: Int) {
-            let due = gaps.withLock { g -> [StreamGap] in
-                defer { g.removeAll { $0.pos <= bound } }
-                return g.filter { $0.pos <= bound }
-            }
-            for g in due { guarded { try sink.gap(g) } }
+            for g in Self.take(gaps, upTo: bound, \.pos) { guarded { try sink.gap(g) } }
+            for d in Self.take(deviceChanges, upTo: bound, \.pos) { guarded { try sink.device(d) } }
         }
         while true {
             var got = false
@@ -451,6 +454,16 @@ public final class LiveMeterSession: @unchecked Sendable {
         if let first = failures.withLock({ $0.first }) { throw first }
         if let sinkError { throw sinkError }
         return summary
+    }
+}
+
+extension LiveMeterSession {
+    /// Removes and returns the entries of `list` at positions up to `bound`.
+    fileprivate static func take<T: Sendable>(_ list: borrowing Mutex<[T]>, upTo bound: Int, _ pos: @Sendable (T) -> Int) -> [T] {
+        list.withLock { l -> [T] in
+            defer { l.removeAll { pos($0) <= bound } }
+            return l.filter { pos($0) <= bound }
+        }
     }
 }
 
