@@ -28,98 +28,39 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     public private(set) var lastError = ""
     public var captureName: String? { app.device }
 
-    private let mainloop: OpaquePointer
-    private let context: OpaquePointer
+    let pulse: ThreadedPulseContext
     private let map: pa_channel_map
-    let wake = Wakeup()
-    /// Set by the subscription (and a follower's end): the sink inputs need a new look.
-    let dirty = Atomic<Bool>(true)
-    let contextLost = Atomic<Bool>(false)
     private var followers: [Int: AppStreamFollower] = [:]
     private var announced: Int?
     private var due = 0.0
     private let mix = ScratchBuffer<Float>()
 
-    /// Connects and subscribes; fails (exit 69) when no server answers. Nothing of the
-    /// application needs to be playing yet.
+    /// Connects and subscribes to sink-input events; fails (exit 69) when no server answers.
+    /// Nothing of the application needs to be playing yet.
     public init(app: AppSelector, rate: Int, channels: Int, format: SampleFormat = .s16) throws(PulseError) {
         (self.app, self.rate, self.channels, self.format) = (app, rate, channels, format)
         map = PulseStream.channelMap(channels: channels, device: nil)
         channelNames = map.names
-        guard let ml = pa_threaded_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
-        mainloop = ml
-        context = try PulseDevices.newContext(pa_threaded_mainloop_get_api(ml)) { pa_threaded_mainloop_free(ml) }
-        try connect()
-    }
-
-    private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
-
-    private static func from(_ ud: UnsafeMutableRawPointer?) -> AppMonitorStream {
-        Unmanaged<AppMonitorStream>.fromOpaque(ud!).takeUnretainedValue()
-    }
-
-    private func connect() throws(PulseError) {
-        pa_context_set_state_callback(context, { ctx, ud in
-            let me = AppMonitorStream.from(ud)
-            let state = pa_context_get_state(ctx)
-            if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED {
-                me.contextLost.store(true, ordering: .releasing)
-                me.wake.signal()
-            }
-            pa_threaded_mainloop_signal(me.mainloop, 0)
-        }, userdata)
-        pa_context_set_subscribe_callback(context, { _, event, _, ud in
-            let facility = event.rawValue & PA_SUBSCRIPTION_EVENT_FACILITY_MASK.rawValue
-            guard facility == PA_SUBSCRIPTION_EVENT_SINK_INPUT.rawValue else { return }
-            let me = AppMonitorStream.from(ud)
-            me.dirty.store(true, ordering: .releasing)
-            me.wake.signal()
-        }, userdata)
-        pa_threaded_mainloop_lock(mainloop)
-        defer { pa_threaded_mainloop_unlock(mainloop) }
-        guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0,
-              pa_threaded_mainloop_start(mainloop) >= 0 else { throw connectError() }
-        while true {
-            let state = pa_context_get_state(context)
-            if state == PA_CONTEXT_READY { break }
-            if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED { throw connectError() }
-            pa_threaded_mainloop_wait(mainloop)
-        }
-        let mask = PA_SUBSCRIPTION_MASK_SINK_INPUT.rawValue
-        if let op = pa_context_subscribe(context, pa_subscription_mask_t(rawValue: mask), nil, nil) { pa_operation_unref(op) }
-    }
-
-    private func connectError() -> PulseError {
-        .cannotConnect(server: PulseStream.serverDescription, reason: String(cString: pa_strerror(pa_context_errno(context))))
+        pulse = try ThreadedPulseContext(subscribe: PA_SUBSCRIPTION_MASK_SINK_INPUT)
     }
 
     deinit {
-        pa_threaded_mainloop_stop(mainloop)
+        pulse.stop()
         for f in followers.values { f.disconnect() }
-        followers.removeAll()
-        pa_context_disconnect(context)
-        pa_context_unref(context)
-        pa_threaded_mainloop_free(mainloop)
-    }
-
-    /// Runs `op` to its end, waiting on the main loop (its callbacks signal); lock held.
-    private func finish(_ op: OpaquePointer?) {
-        guard let op else { return }
-        while pa_operation_get_state(op) == PA_OPERATION_RUNNING && !contextLost.load(ordering: .acquiring) {
-            pa_threaded_mainloop_wait(mainloop)
-        }
-        pa_operation_unref(op)
     }
 
     /// Looks at the sink inputs again: follows each new stream of the application, drops the
     /// streams that ended or moved (a moved one is followed again on its new sink).
     private func rescan() {
-        pa_threaded_mainloop_lock(mainloop)
-        defer { pa_threaded_mainloop_unlock(mainloop) }
-        let c = PlaybackStreamCollector(threaded: mainloop)
+        pulse.locked { rescanLocked() }
+    }
+
+    private func rescanLocked() {
+        let context = pulse.context
+        let c = PlaybackStreamCollector(threaded: pulse.mainloop)
         withExtendedLifetime(c) {
-            finish(c.listSinks(context))
-            finish(c.listInputs(context))
+            pulse.finish(c.listSinks(context))
+            pulse.finish(c.listInputs(context))
         }
         let mine = Dictionary(c.streams.filter { $0.belongs(to: app) }.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
         for (index, f) in followers where f.ended || mine[index]?.monitorSource != f.monitorSource {
@@ -128,7 +69,7 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
         }
         for (index, s) in mine where followers[index] == nil {
             let spec = pa_sample_spec(format: CPulse_SAMPLE_FLOAT32NE, rate: UInt32(rate), channels: UInt8(channels))
-            followers[index] = AppStreamFollower(context: context, stream: s, spec: spec, map: map, owner: self,
+            followers[index] = AppStreamFollower(context: context, stream: s, spec: spec, map: map, pulse: pulse,
                                                  fragmentBytes: max(1, rate / 100) * channels * 4)
         }
     }
@@ -136,9 +77,7 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     /// The change of what is metered since the last call: the number of the application's
     /// streams followed (0: waiting for it); nil when nothing changed.
     public func takeDeviceChange() -> DeviceChange? {
-        pa_threaded_mainloop_lock(mainloop)
-        let n = followers.values.filter { !$0.ended }.count
-        pa_threaded_mainloop_unlock(mainloop)
+        let n = pulse.locked { followers.values.filter { !$0.ended }.count }
         guard n != announced else { return nil }
         announced = n
         return DeviceChange(ts: unixSeconds(), source: app.device, streams: n)
@@ -155,25 +94,27 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
         due += Double(frames) / Double(rate)
         let out = mix.pointer(count: samples)
         while true {
-            if contextLost.load(ordering: .acquiring) {
-                lastError = String(cString: pa_strerror(pa_context_errno(context)))
+            if pulse.lost.load(ordering: .acquiring) {
+                lastError = pulse.errorText
                 throw .streamLost(reason: lastError)
             }
-            if dirty.exchange(false, ordering: .acquiringAndReleasing) { rescan() }
-            pa_threaded_mainloop_lock(mainloop)
-            let active = followers.values.filter { !$0.ended }
+            if pulse.changed.exchange(false, ordering: .acquiringAndReleasing) { rescan() }
             let now = monotonicSeconds()
-            let ready = !active.isEmpty && active.allSatisfy { $0.available >= samples }
-            let deadline = active.isEmpty ? due : due + 0.2
+            let (ready, deadline) = pulse.locked { () -> (Bool, Double) in
+                let active = followers.values.filter { !$0.ended }
+                let ready = !active.isEmpty && active.allSatisfy { $0.available >= samples }
+                let deadline = active.isEmpty ? due : due + 0.2
+                if ready || now >= deadline {
+                    out.update(repeating: 0, count: samples)
+                    for f in active { f.take(into: out, count: samples, keep: rate / 2 * channels) }
+                }
+                return (ready, deadline)
+            }
             if ready || now >= deadline {
-                out.update(repeating: 0, count: samples)
-                for f in active { f.take(into: out, count: samples, keep: rate / 2 * channels) }
-                pa_threaded_mainloop_unlock(mainloop)
                 if ready { due = max(due, now) }
                 break
             }
-            pa_threaded_mainloop_unlock(mainloop)
-            wake.wait(seconds: max(0.001, deadline - now))
+            pulse.wake.wait(seconds: max(0.001, deadline - now))
         }
         SampleConversion.samples(from: UnsafePointer(out), format: format, into: buffer, count: samples)
     }

@@ -11,18 +11,18 @@ import MeterCore
 final class AppStreamFollower {
     let monitorSource: String
     private let stream: OpaquePointer
-    private unowned let owner: AppMonitorStream
+    private unowned let pulse: ThreadedPulseContext
     private var buffer: [Float] = []
     /// The stream failed or was terminated (the playback stream ended or moved).
     private(set) var ended = false
 
     init?(context: OpaquePointer, stream s: PlaybackStream, spec: pa_sample_spec, map: pa_channel_map,
-          owner: AppMonitorStream, fragmentBytes: Int) {
+          pulse: ThreadedPulseContext, fragmentBytes: Int) {
         var spec = spec, map = map
         guard let st = pa_stream_new(context, "pulsemeter app monitor", &spec, &map) else { return nil }
         stream = st
         monitorSource = s.monitorSource
-        self.owner = owner
+        self.pulse = pulse
         buffer.reserveCapacity(Int(spec.rate) * Int(spec.channels))
         let ud = Unmanaged.passUnretained(self).toOpaque()
         pa_stream_set_read_callback(st, { st, _, ud in
@@ -37,7 +37,7 @@ final class AppStreamFollower {
                 }
                 pa_stream_drop(st)
             }
-            me.owner.wake.signal()
+            me.pulse.wake.signal()
         }, ud)
         pa_stream_set_state_callback(st, { st, ud in
             guard let st, let ud else { return }
@@ -45,8 +45,8 @@ final class AppStreamFollower {
             guard state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED else { return }
             let me = Unmanaged<AppStreamFollower>.fromOpaque(ud).takeUnretainedValue()
             me.ended = true
-            me.owner.dirty.store(true, ordering: .releasing)
-            me.owner.wake.signal()
+            me.pulse.changed.store(true, ordering: .releasing)
+            me.pulse.wake.signal()
         }, ud)
         pa_stream_set_monitor_stream(st, UInt32(s.index))
         let unset = UInt32.max

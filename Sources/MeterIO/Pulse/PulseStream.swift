@@ -1,4 +1,5 @@
 import CPulse
+import Glibc
 import MeterCore
 import Synchronization
 
@@ -18,6 +19,10 @@ public final class PulseStream: @unchecked Sendable {
     /// The stream's channel map, one name per channel (`front-left`, `lfe`, `aux0`, ...).
     public let channelNames: [String]
     private var handle: OpaquePointer?
+    /// A record stream's watcher: follows the default, keeps a named source (see `SourceWatcher`).
+    private var watcher: SourceWatcher?
+    /// Numbers the record streams of this process, so each has a name the watcher can find.
+    private static let streams = Atomic<Int>(0)
     /// Why the last read or write failed (`pa_strerror`), for the caller's message.
     public private(set) var lastError = ""
 
@@ -63,16 +68,59 @@ public final class PulseStream: @unchecked Sendable {
         }
         let map = Self.channelMap(channels: channels, device: direction == .record ? found : nil)
         channelNames = map.names
-        let opener = Opener(direction: direction, device: resolved, name: name, spec: spec, map: map, attr: attr)
+        let streamName = direction == .record
+            ? "\(name) \(getpid())-\(Self.streams.add(1, ordering: .relaxed).newValue)" : name
+        opening = Opening(direction: direction, name: streamName, spec: spec, map: map, attr: attr, timeout: startTimeout)
+        handle = try Self.open(opening, device: resolved)
+        if direction == .record, let resolved {
+            let wanted: SourceWatcher.Wanted
+            switch device {
+            case nil, "@DEFAULT_SOURCE@": wanted = .defaultSource
+            case "@DEFAULT_MONITOR@", "@DEFAULT_SINK@": wanted = .defaultMonitor
+            default: wanted = .named(resolved)
+            }
+            // Without it the stream still works; it only would not follow or report moves.
+            watcher = try? SourceWatcher(streamName: streamName, wanted: wanted, current: resolved)
+        }
+    }
+
+    /// What `open` needs, kept to open the stream again on another device.
+    private struct Opening {
+        var direction: Direction, name: String, spec: pa_sample_spec, map: pa_channel_map, attr: pa_buffer_attr
+        var timeout: Double
+    }
+    private let opening: Opening
+
+    /// `pa_simple_new` on a helper thread (see `Opener`), giving up after `o.timeout`.
+    private static func open(_ o: Opening, device: String?) throws(PulseError) -> OpaquePointer {
+        let opener = Opener(direction: o.direction, device: device, name: o.name, spec: o.spec, map: o.map, attr: o.attr)
         do {
             try OSThread.spawn(role: "pm-stream-open") { opener.open() }
         } catch {
             throw .cannotStart(what: "a thread to open the stream")
         }
-        switch opener.wait(seconds: startTimeout) {
-        case .opened(let h): handle = h
-        case .failed(let err): throw Self.openError(err, device: resolved, direction: direction)
-        case nil: throw .streamNeverStarted(server: Self.serverDescription)
+        switch opener.wait(seconds: o.timeout) {
+        case .opened(let h): return h
+        case .failed(let err): throw openError(err, device: device, direction: o.direction)
+        case nil: throw .streamNeverStarted(server: serverDescription)
+        }
+    }
+
+    /// The source the record stream moved to since the last call, as a device change; nil
+    /// when it stayed. When the default it follows changed and the server did not move the
+    /// stream (PipeWire keeps a stream where it was opened, and cannot move one onto a
+    /// monitor), the stream is opened again on the new device and the old one closed: the
+    /// reads go on from there (the capture thread calls both).
+    public func takeDeviceChange() -> DeviceChange? {
+        switch watcher?.take() {
+        case nil: return nil
+        case .moved(let name): return DeviceChange(ts: unixSeconds(), source: name)
+        case .follow(let name):
+            guard let h = try? Self.open(opening, device: name) else { return nil }
+            if let handle { pa_simple_free(handle) }
+            handle = h
+            watcher?.followed(name)
+            return DeviceChange(ts: unixSeconds(), source: name)
         }
     }
 
