@@ -97,6 +97,13 @@ extension LiveSuite {
             #expect(device.object["waiting"] as? Bool == true)
             #expect(lines.last?.type == "end" && lines.last?.int("pos") == Live.rate)
             #expect(lines.filter { $0.type == "frame" }.allSatisfy { $0.doubles("rms_db") == [-160, -160] })
+
+            // The terminal meter says what it waits for (its closing line names it too).
+            let ansi = try pulsemeter(["monitor", "-d", "app:nobody-plays-this", "-f", "ansi", "--duration", "0.5"],
+                                      server: server, env: ["TERM": "dumb"])
+            let screen = ansi.readToEnd(timeout: 15).joined(separator: "\n")
+            #expect(ansi.wait(timeout: 5) == 0, "stderr: \(ansi.stderrText)")
+            #expect(screen.contains("waiting for nobody-plays-this"), "\(screen)")
         }
     }
 }

@@ -89,8 +89,11 @@ import Testing
         var checked = 0
         for layer in ["MeterCore", "MeterIO"] {
             let dir = root.appendingPathComponent(layer)
-            for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name.hasSuffix(".swift") {
-                let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+            // Every file of the layer, in its concern folders too.
+            let files = (FileManager.default.enumerator(atPath: dir.path)?.allObjects as? [String]) ?? []
+            for path in files where path.hasSuffix(".swift") {
+                let name = (path as NSString).lastPathComponent
+                let text = try String(contentsOf: dir.appendingPathComponent(path), encoding: .utf8)
                 for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     let code = line.trimmingCharacters(in: .whitespaces)
                     if code.hasPrefix("//") { continue }
