@@ -16,7 +16,7 @@ extension LiveSuite {
 
         /// pacat playing `samples` into vsink as the application `name`.
         static func player(_ name: String, _ samples: [Int16], server: PulseServer, dir: String) throws -> Subprocess {
-            let file = dir + "/\(name).raw"
+            let file = dir + "/\(name)-\(UUID().uuidString).raw"  // two players of one name: two files
             try writeRaw(samples, to: file)
             return try Subprocess(["pacat", "--latency-msec=30", "--raw", "--rate=48000", "--channels=2", "--format=s16le",
                                    "--property=application.name=\(name)", "-d", "vsink", file], env: server.environment)
@@ -104,6 +104,36 @@ extension LiveSuite {
             let screen = ansi.readToEnd(timeout: 15).joined(separator: "\n")
             #expect(ansi.wait(timeout: 5) == 0, "stderr: \(ansi.stderrText)")
             #expect(screen.contains("waiting for nobody-plays-this"), "\(screen)")
+        }
+
+        @Test("several streams of the application at once are summed, and followed as they come and go")
+        func summedAndFollowed() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("appsum")
+            defer { Live.removeTree(dir) }
+            let first = try Self.player("pm-duo", Self.tone(rmsDb: -20, hz: 440, seconds: 12), server: server, dir: dir)
+            defer { first.kill() }
+            let p = try pulsemeter(["monitor", "-d", "app:pm-duo", "-f", "ndjson", "--duration", "7"], server: server)
+            let one = p.readLines(until: { $0.contains("\"streams\":1") }, timeout: 10)
+            #expect(one.matched, "one stream; stderr: \(p.stderrText)")
+            usleep(1_500_000)
+            let second = try Self.player("pm-duo", Self.tone(rmsDb: -20, hz: 660, seconds: 12), server: server, dir: dir)
+            defer { second.kill() }
+            let two = p.readLines(until: { $0.contains("\"streams\":2") }, timeout: 10)
+            #expect(two.matched, "two streams")
+            usleep(2_000_000)
+            second.kill()
+            let rest = try parseLines(p.readToEnd(timeout: 20))
+            #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+            let lines = try parseLines(one.lines + two.lines) + rest
+            let devices = lines.filter { $0.type == "device" }.compactMap { $0.int("streams") }
+            #expect(devices.starts(with: [0, 1, 2]) || devices.starts(with: [1, 2]), "\(devices)")
+            #expect(devices.last == 1, "back to one stream when the second ended: \(devices)")
+            // Two tones of -20 dBFS RMS at different frequencies add in power: 10*log10(2) = 3.01 dB more.
+            let levels = lines.filter { $0.type == "frame" }.compactMap { $0.doubles("rms_db")?.first }
+            let summed = levels.filter { abs($0 - (-20 + 10 * log10(2.0))) < 0.3 }.count
+            #expect(summed >= 15, "frames at the summed level: \(summed) of \(levels.count)")
+            #expect(levels.suffix(20).allSatisfy { abs($0 - -20) < 0.5 }, "the first alone at the end: \(levels.suffix(5))")
         }
     }
 }
