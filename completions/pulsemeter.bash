@@ -12,9 +12,9 @@ _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --
 _pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw --frames $_pulsemeter_many_opts"
 _pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --normalize --bits --pixels-per-second --samples-per-pixel --split-channels --raw -r --rate -c --channels -h --help $_pulsemeter_many_opts"
 _pulsemeter_opts_play="-d --device -f --format -o --output --loudness --target -h --help"
-_pulsemeter_opts_devices="--json --sinks -h --help"
+_pulsemeter_opts_devices="--json --sinks --apps -h --help"
 _pulsemeter_opts_calibrate="-d --device -r --rate -c --channels --reference --duration -h --help"
-_pulsemeter_flags="-h --help --reconnect --force --json --sinks --events --loudness --spl -0 --null --unordered --frames --normalize --split-channels --no-history"
+_pulsemeter_flags="-h --help --reconnect --force --json --sinks --apps --events --loudness --spl -0 --null --unordered --frames --normalize --split-channels --no-history"
 
 # Audio files the decoders read (libsndfile, and ffmpeg for the rest).
 _pulsemeter_audio_ext='@(wav|WAV|flac|FLAC|ogg|OGG|oga|opus|mp3|MP3|aif|aiff|AIFF|aifc|caf|au|snd|w64|rf64|voc|m4a|M4A|aac|mp4|mkv|webm|wma|amr)'

@@ -145,6 +145,7 @@ complete -c pulsemeter -n $play -s o -l output -r -F -d 'write there instead of 
 # devices
 complete -c pulsemeter -n '__pulsemeter_command devices' -l json -d 'one JSON array'
 complete -c pulsemeter -n '__pulsemeter_command devices' -l sinks -d 'list playback sinks too'
+complete -c pulsemeter -n '__pulsemeter_command devices' -l apps -d 'list applications'"'"' playback streams'
 
 # calibrate
 set -l cal '__pulsemeter_command calibrate'

@@ -23,6 +23,7 @@ extension LiveSuite {
                 count.add(1, ordering: .releasing)
             }
             func gap(_ gap: StreamGap) throws {}
+            func device(_ change: DeviceChange) throws {}
             func file(_ event: RecordingFileEvent) throws {}
             func end(_ summary: StreamSummary) throws { self.summary = summary }
         }

@@ -29,6 +29,7 @@ import Testing
                 try inner.frame(f)
             }
             func gap(_ gap: StreamGap) throws { try inner.gap(gap) }
+            func device(_ change: DeviceChange) throws { try inner.device(change) }
             func file(_ event: RecordingFileEvent) throws { try inner.file(event) }
             func end(_ summary: StreamSummary) throws {
                 var s = summary

@@ -24,6 +24,7 @@ final class CollectingSink: FrameSink {
     func start(_ info: StreamInfo) throws { self.info = info }
     func frame(_ frame: MeterFrame) throws { frames.append(frame) }
     func gap(_ gap: StreamGap) throws {}
+    func device(_ change: DeviceChange) throws {}
     func file(_ event: RecordingFileEvent) throws {}
     func end(_ summary: StreamSummary) throws { self.summary = summary }
 }

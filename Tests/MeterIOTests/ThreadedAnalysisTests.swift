@@ -76,6 +76,7 @@ import Testing
             positions.append(frame.pos)
         }
         func gap(_ gap: StreamGap) throws {}
+        func device(_ change: DeviceChange) throws {}
         func file(_ event: RecordingFileEvent) throws {}
         func end(_ summary: StreamSummary) throws { ended = true }
     }

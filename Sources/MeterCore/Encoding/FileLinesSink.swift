@@ -27,6 +27,10 @@ public final class FileLinesSink: FrameSink {
         if frames { try lines.gap(gap) }
     }
 
+    public func device(_ change: DeviceChange) throws {
+        if frames { try lines.device(change) }
+    }
+
     public func file(_ event: RecordingFileEvent) throws {
         if frames { try lines.file(event) }
     }

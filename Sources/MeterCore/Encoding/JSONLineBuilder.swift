@@ -244,12 +244,15 @@ public final class JSONLineBuilder {
     public func field(_ name: StaticString, _ v: Bool) { key(name); raw(v ? "true" : "false") }
     public func field(_ name: StaticString, _ v: Double, decimals: Int) { key(name); number(v, decimals: decimals) }
     public func field(_ name: StaticString, _ v: [Double], decimals: Int) { key(name); numbers(v, decimals: decimals) }
-    public func field(_ name: StaticString, _ v: [Int]) {
-        key(name)
+    public func field(_ name: StaticString, _ v: [Int]) { key(name); array(v, int) }
+    public func field(_ name: StaticString, _ v: [String]) { key(name); array(v, string) }
+
+    /// `[a,b,...]`, each element written by `element`.
+    private func array<T>(_ values: [T], _ element: (T) -> Void) {
         byte(UInt8(ascii: "["))
-        for (i, x) in v.enumerated() {
+        for (i, x) in values.enumerated() {
             if i > 0 { byte(UInt8(ascii: ",")) }
-            int(x)
+            element(x)
         }
         byte(UInt8(ascii: "]"))
     }

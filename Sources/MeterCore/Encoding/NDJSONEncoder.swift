@@ -23,6 +23,7 @@ public struct NDJSONEncoder {
         line.field("source", info.source)
         line.field("rate", s.rate)
         line.field("channels", s.channels)
+        line.field("channel_names", info.channelNames)
         line.field("fps", s.fps, decimals: 3)
         line.field("hop", s.hop)
         line.field("window", s.window)
@@ -122,6 +123,20 @@ public struct NDJSONEncoder {
         line.field("end_ts", g.endTs, decimals: 6)
         line.field("seconds", g.seconds, decimals: 3)
         line.field("reason", g.reason.rawValue)
+        return finish()
+    }
+
+    /// A `device` line: what the source meters from `pos` on (`streams`: an application's
+    /// playback streams metered, with `waiting` while there are none).
+    public mutating func device(_ d: DeviceChange) -> [UInt8] {
+        begin("device", stream: d.stream)
+        line.field("source", d.source)
+        line.field("pos", d.pos)
+        line.field("ts", d.ts, decimals: 6)
+        if let n = d.streams {
+            line.field("streams", n)
+            line.field("waiting", d.waiting)
+        }
         return finish()
     }
 

@@ -16,6 +16,7 @@ public final class NDJSONSink: FrameSink {
         for e in frame.events { try output.write(encoder.event(e, ts: frame.ts, stream: frame.stream)) }
     }
     public func gap(_ gap: StreamGap) throws { try output.write(encoder.gap(gap)) }
+    public func device(_ change: DeviceChange) throws { try output.write(encoder.device(change)) }
     public func file(_ event: RecordingFileEvent) throws { try output.write(encoder.file(event)) }
     public func end(_ summary: StreamSummary) throws {
         for e in summary.events { try output.write(encoder.event(e, ts: nil, stream: summary.stream)) }

@@ -37,6 +37,11 @@ public final class HookSink: FrameSink {
         hand(.gap, encoder.gap(gap), type: "gap", event: nil, pos: gap.pos, file: recordingFile)
     }
 
+    public func device(_ change: DeviceChange) throws {
+        guard kinds.contains(.device) else { return }
+        hand(.device, encoder.device(change), type: "device", event: nil, pos: change.pos, file: recordingFile)
+    }
+
     public func file(_ event: RecordingFileEvent) throws {
         if event.kind == .open { recordingFile = event.file }
         if kinds.contains(.file) {

@@ -12,6 +12,7 @@ public final class FanOutSink: FrameSink {
     public func start(_ info: StreamInfo) throws { for s in sinks { try s.start(info) } }
     public func frame(_ frame: MeterFrame) throws { for s in sinks { try s.frame(frame) } }
     public func gap(_ gap: StreamGap) throws { for s in sinks { try s.gap(gap) } }
+    public func device(_ change: DeviceChange) throws { for s in sinks { try s.device(change) } }
     public func file(_ event: RecordingFileEvent) throws { for s in sinks { try s.file(event) } }
     public func end(_ summary: StreamSummary) throws { for s in sinks { try s.end(summary) } }
 }

@@ -11,6 +11,7 @@ public final class LimitedSource: SampleBlockSource {
     public var rate: Int { base.rate }
     public var channels: Int { base.channels }
     public var name: String { base.name }
+    public var channelNames: [String]? { base.channelNames }
     public var expectedFrames: Int? { min(base.expectedFrames ?? remaining, remaining) }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int {

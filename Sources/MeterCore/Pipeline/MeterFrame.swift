@@ -59,16 +59,23 @@ public struct StreamInfo: Sendable, Equatable {
     /// With several sources in one session: which one (0-based, in the order given), the
     /// NDJSON `stream` field; nil with one source.
     public var stream: Int?
+    /// One name per channel as PulseAudio spells positions (`ChannelNames`); by default (or
+    /// when the names given are not one per channel) the WAVE order for the channel count.
+    public var channelNames: [String]
 
-    public init(source: String, settings: MeterSettings, bandsHz: [(Double, Double)]? = nil, live: Bool = false) {
+    public init(source: String, settings: MeterSettings, bandsHz: [(Double, Double)]? = nil, live: Bool = false,
+                channelNames: [String]? = nil) {
         self.source = source
         self.settings = settings
+        self.channelNames = channelNames.flatMap { $0.count == settings.channels ? $0 : nil }
+            ?? ChannelNames.waveDefault(channels: settings.channels)
         self.bandsHz = bandsHz
         self.live = live
     }
 
     public static func == (a: StreamInfo, b: StreamInfo) -> Bool {
-        a.source == b.source && a.stream == b.stream && a.settings == b.settings && a.live == b.live && a.octaveBands == b.octaveBands
+        a.source == b.source && a.stream == b.stream && a.settings == b.settings && a.live == b.live
+            && a.octaveBands == b.octaveBands && a.channelNames == b.channelNames
             && (a.bandsHz ?? []).elementsEqual(b.bandsHz ?? [], by: { $0 == $1 })
     }
 }
@@ -164,6 +171,9 @@ public protocol FrameSink: AnyObject {
     func start(_ info: StreamInfo) throws
     func frame(_ frame: MeterFrame) throws
     func gap(_ gap: StreamGap) throws
+    /// What a live source meters changed (a default switched, a stream moved, an
+    /// application's streams came or went).
+    func device(_ change: DeviceChange) throws
     /// A file of a split or voice-activated recording opened or closed.
     func file(_ event: RecordingFileEvent) throws
     func end(_ summary: StreamSummary) throws

@@ -115,8 +115,10 @@ public final class MeterPipeline {
     }
 
     /// The `start` line's description of this stream.
-    public func streamInfo(source: String, live: Bool = false) -> StreamInfo {
-        var info = StreamInfo(source: source, settings: settings, bandsHz: spectrum?.layout.edgesHz, live: live)
+    /// `channelNames` nil (or of another count): the WAVE order for the channel count.
+    public func streamInfo(source: String, live: Bool = false, channelNames: [String]? = nil) -> StreamInfo {
+        var info = StreamInfo(source: source, settings: settings, bandsHz: spectrum?.layout.edgesHz, live: live,
+                              channelNames: channelNames)
         info.stream = stream
         if let octaveBank {
             info.octaveBands = octaveBank.layout.bands

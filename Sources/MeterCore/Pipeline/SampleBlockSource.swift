@@ -10,10 +10,14 @@ public protocol SampleBlockSource: AnyObject {
     /// The frames the source expects to deliver (a file's declared length), so that the window
     /// of the last, partial hop is exact; nil when unknown (stdin).
     var expectedFrames: Int? { get }
+    /// The channels' names from the container's own channel map (`ChannelNames`); nil: none
+    /// stated (the WAVE order is used).
+    var channelNames: [String]? { get }
 }
 
 extension SampleBlockSource {
     public var expectedFrames: Int? { nil }
+    public var channelNames: [String]? { nil }
 }
 
 /// A source that lends its own blocks instead of copying into the caller's buffer.
@@ -29,7 +33,7 @@ extension MeterPipeline {
     @discardableResult
     public func run(source: any SampleBlockSource, sink: any FrameSink, blockFrames: Int = 16384,
                     shouldStop: () -> Bool = { false }) throws -> StreamSummary {
-        try sink.start(streamInfo(source: source.name))
+        try sink.start(streamInfo(source: source.name, channelNames: source.channelNames))
         if let n = source.expectedFrames { expectEnd(at: n) }
         if let lender = source as? any BlockLendingSource {
             while try !shouldStop() && lender.withNextBlock({ block, n in try process(block, frames: n) { try sink.frame($0) } }) {}

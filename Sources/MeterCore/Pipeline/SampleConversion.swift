@@ -57,6 +57,26 @@ public enum SampleConversion {
         }
     }
 
+    /// Converts `count` Float samples to `format`, the inverse of `floats(from:format:)`:
+    /// clamped to full scale; s24 as 24 bits in the low bits of 32-bit words (PulseAudio's
+    /// S24_32).
+    public static func samples(from source: UnsafePointer<Float>, format: SampleFormat,
+                               into raw: UnsafeMutableRawPointer, count: Int) {
+        func word(_ f: Float, scale: Double) -> Int32 {
+            Int32(max(-scale, min(scale - 1, (Double(f) * scale).rounded())))
+        }
+        switch format {
+        case .s16: int16s(from: source, into: raw.assumingMemoryBound(to: Int16.self), count: count)
+        case .s24:
+            let p = raw.assumingMemoryBound(to: Int32.self)
+            for i in 0..<count { p[i] = word(source[i], scale: 8388608) }
+        case .s32:
+            let p = raw.assumingMemoryBound(to: Int32.self)
+            for i in 0..<count { p[i] = word(source[i], scale: 2147483648) }
+        case .float: raw.assumingMemoryBound(to: Float.self).update(from: source, count: count)
+        }
+    }
+
     /// Converts `count` interleaved samples back to 16 bits.
     @inlinable
     public static func int16s(from source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Int16>, count: Int) {

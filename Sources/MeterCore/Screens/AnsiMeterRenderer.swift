@@ -62,11 +62,9 @@ public struct AnsiMeterRenderer {
         db >= -6 ? sgr("31") : (db >= -18 ? sgr("33") : sgr("32"))
     }
 
-    /// Channel labels: L/R for stereo, numbers otherwise.
-    public static func label(channel: Int, of channels: Int) -> String {
-        if channels == 2 { return channel == 0 ? "L" : "R" }
-        if channels == 1 { return "M" }
-        return String(channel + 1)
+    /// The rows' channel labels, from the stream's channel names (L R C LFE Ls Rs, A0 ...).
+    public static func labels(_ info: StreamInfo) -> [String] {
+        ChannelNames.labels(info.channelNames)
     }
 
     /// A right-aligned dB readout with one decimal, e.g. " -23.0".
@@ -141,14 +139,15 @@ public struct AnsiMeterRenderer {
         let channels = s.channels
         let held = updateHolds(frame, rate: s.rate)
         if width < Self.minimumWidth || height < Self.minimumHeight {
-            return Self.esc + "H" + compactLine(frame, rate: s.rate, status: status) + Self.esc + "K" + Self.esc + "J"
+            return Self.esc + "H" + compactLine(frame, rate: s.rate, labels: Self.labels(info), status: status) + Self.esc + "K" + Self.esc + "J"
         }
         let w = width
         var lines: [String] = []
         let head = headLine(source: SafeText.terminal(info.source), settings: s,
                             seconds: Double(frame.pos) / Double(s.rate), status: status, width: w)
         lines.append(sgr("1") + head + sgr("0"))
-        let labelWidth = channels > 9 ? 3 : 2
+        let names = Self.labels(info)
+        let labelWidth = (names.map(\.count).max() ?? 1) + 1
         // "L " + bar + " -23.0 dB  pk  -20.0", or just " -23.0" on a narrow terminal.
         let narrow = w < 50
         let readoutWidth = (narrow ? 7 : 22) + 5  // and " CLIP", the clip lamp
@@ -160,7 +159,7 @@ public struct AnsiMeterRenderer {
         // With --meter (other than dBFS) the bars and the scale are that meter's.
         let meter = s.meter == .dbfs ? nil : s.meter
         for c in 0..<min(channels, max(1, usable - 1)) {
-            let label = Self.label(channel: c, of: channels)
+            let label = names[c]
             let pad = String(repeating: " ", count: max(0, labelWidth - label.count))
             var line: String
             if let meter, let readings = frame.meterDb {
@@ -530,7 +529,7 @@ public struct AnsiMeterRenderer {
     /// channel its label, "!" while its clip lamp is lit, a short bar and the level; as the
     /// width shrinks the bars go first, then the spaces in the readouts, and only then the
     /// labels (the loudest level alone).
-    func compactLine(_ frame: MeterFrame, rate: Int, status: MeterStatus) -> String {
+    func compactLine(_ frame: MeterFrame, rate: Int, labels names: [String], status: MeterStatus) -> String {
         let w = max(1, width)
         let channels = frame.rmsDb.count
         var marks = status.isRecording ? glyphs.recording : (status.waiting != nil ? glyphs.armed : "")
@@ -538,7 +537,7 @@ public struct AnsiMeterRenderer {
         let out = marks.isEmpty ? "" : marks + " "
         let room = w - out.count
         let clipping = (0..<channels).map { clipLamp(channel: $0, at: frame.pos, rate: rate) }
-        let labels = (0..<channels).map { Self.label(channel: $0, of: channels) + (clipping[$0] ? "!" : "") }
+        let labels = (0..<channels).map { names[$0] + (clipping[$0] ? "!" : "") }
         let widest = labels.map(\.count).max() ?? 1
         let seg = room / max(1, channels)
         if seg >= widest + 8 {

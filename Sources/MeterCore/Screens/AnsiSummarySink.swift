@@ -24,6 +24,7 @@ public final class AnsiSummarySink: FrameSink {
 
     public func frame(_ frame: MeterFrame) throws {}
     public func gap(_ gap: StreamGap) throws {}
+    public func device(_ change: DeviceChange) throws {}
     public func file(_ event: RecordingFileEvent) throws {}
 
     public func end(_ summary: StreamSummary) throws {
@@ -39,9 +40,10 @@ public final class AnsiSummarySink: FrameSink {
         out += "\(AnsiMeterRenderer.clock(summary.duration)) (\(summary.pos) frames)"
         out += summary.complete == false ? "  interrupted: the figures cover what was read\n" : "\n"
         let cells = max(4, min(60, width - 34))
+        let labels = AnsiMeterRenderer.labels(info)
+        let labelWidth = max(3, (labels.map(\.count).max() ?? 0) + 1)
         for c in 0..<s.channels {
-            let label = AnsiMeterRenderer.label(channel: c, of: s.channels)
-            out += pad(label, 3)
+            out += pad(labels[c], labelWidth)
             out += "RMS" + AnsiMeterRenderer.readout(summary.rmsDb[c], width: 7) + " dB  peak"
             out += AnsiMeterRenderer.readout(summary.peakDb[c], width: 7) + " dB  "
             out += renderer.bar(db: summary.rmsDb[c], peakDb: summary.peakDb[c], cells: cells) + "\n"
@@ -52,7 +54,7 @@ public final class AnsiSummarySink: FrameSink {
             out += "clipped   \(total) sample\(total == 1 ? "" : "s")"
             if total > 0 && clipped.count > 1 {
                 out += " (" + clipped.enumerated().map { c, n in
-                    "\(AnsiMeterRenderer.label(channel: c, of: clipped.count)) \(n)"
+                    "\(labels[c]) \(n)"
                 }.joined(separator: ", ") + ")"
             }
             out += "\n"
@@ -64,7 +66,7 @@ public final class AnsiSummarySink: FrameSink {
         }
         if let spl = summary.spl, let settings = s.spl {
             for c in 0..<s.channels {
-                out += pad(AnsiMeterRenderer.label(channel: c, of: s.channels), 3)
+                out += pad(labels[c], labelWidth)
                     + AnsiMeterRenderer.soundLevelSummary(spl, channel: c, settings: settings) + "\n"
             }
         }

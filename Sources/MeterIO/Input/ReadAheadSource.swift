@@ -17,6 +17,7 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
     /// a chance to push out what is already analysed.
     public var whenStarved: (() -> Void)?
     public let expectedFrames: Int?
+    public let channelNames: [String]?
     /// The wrapped source: read only by the decoding thread once the first read starts.
     private let base: any SampleBlockSource
     private let handoff: ChunkHandoff<Float>
@@ -33,6 +34,7 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
         channels = base.channels
         name = base.name
         expectedFrames = base.expectedFrames
+        channelNames = base.channelNames
         self.blockFrames = blockFrames
         let handoff = ChunkHandoff<Float>(slots: blocks, slotCapacity: blockFrames * base.channels)
         self.handoff = handoff

@@ -37,6 +37,9 @@ public final class SoundFileReader: AudioFileSource {
     public let promisedFrames: Int?
     /// Frames delivered since the start (or the last seek: the frame it moved to, on).
     public private(set) var framesRead = 0
+    /// The container's own channel map (`SFC_GET_CHANNEL_MAP_INFO`: WAVE_FORMAT_EXTENSIBLE's
+    /// mask, CAF's layout, ...) in PulseAudio's spelling; nil when it states none.
+    public let channelNames: [String]?
     /// How reading ended; nil until a read has returned the end.
     public private(set) var ending: Ending?
     private var handle: OpaquePointer?
@@ -110,6 +113,27 @@ public final class SoundFileReader: AudioFileSource {
         let isFLAC = info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC)
         let streamInfoFrames = isFLAC && info.frames > 0 && info.frames < sf_count_t.max ? Int(info.frames) : nil
         promisedFrames = DeclaredLength.frames(header: header) ?? streamInfoFrames
+        channelNames = Self.channelMap(h, channels: Int(info.channels))
+    }
+
+    /// libsndfile's positions as PulseAudio names them, in `SF_CHANNEL_MAP_*` order from
+    /// `SF_CHANNEL_MAP_MONO` (1) to `SF_CHANNEL_MAP_TOP_REAR_CENTER`.
+    private static let positionNames = [
+        "mono", "front-left", "front-right", "front-center", "front-left", "front-right", "front-center",
+        "rear-center", "rear-left", "rear-right", "lfe", "front-left-of-center", "front-right-of-center",
+        "side-left", "side-right", "top-center", "top-front-left", "top-front-right", "top-front-center",
+        "top-rear-left", "top-rear-right", "top-rear-center",
+    ]
+
+    /// The file's channel map, nil when it has none or one this does not name (ambisonics).
+    private static func channelMap(_ h: OpaquePointer, channels: Int) -> [String]? {
+        var map = [Int32](repeating: 0, count: channels)
+        let got = map.withUnsafeMutableBytes {
+            sf_command(h, Int32(SFC_GET_CHANNEL_MAP_INFO), $0.baseAddress, Int32($0.count))
+        }
+        guard got == SF_TRUE else { return nil }
+        let names = map.map { p in p >= 1 && Int(p) <= positionNames.count ? positionNames[Int(p) - 1] : nil }
+        return names.contains(nil) ? nil : names.compactMap { $0 }
     }
 
     deinit {

@@ -32,6 +32,11 @@ public final class HTTPSink: FrameSink, LiveStatusSink {
         server.publish(lines.take(), frame: false) { $0.gap(gap) }
     }
 
+    public func device(_ change: DeviceChange) throws {
+        try ndjson.device(change)
+        server.publish(lines.take(), frame: false) { _ in }
+    }
+
     public func file(_ event: RecordingFileEvent) throws {
         try ndjson.file(event)
         server.publish(lines.take(), frame: false) { $0.file(event) }

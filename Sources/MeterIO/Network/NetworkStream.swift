@@ -36,6 +36,8 @@ public final class NetworkStream: LiveCapture, @unchecked Sendable {
     public let channels: Int
     public private(set) var lastError = ""
     public var captureName: String? { url.shown }
+    /// A decoded stream states no positions: the WAVE order for the channel count.
+    public var channelNames: [String] { ChannelNames.waveDefault(channels: channels) }
     private let child: ChildProcess
     private var pending: [UInt8] = []  // bytes read while opening, not yet handed out
     private var delivered = 0          // frames handed out

@@ -67,6 +67,15 @@ public final class AnsiLiveSink: LiveStatusSink {
 
     public func gap(_ gap: StreamGap) throws {}
 
+    /// The head line names what is metered now: the new device, or "waiting for NAME" while an
+    /// application source has no stream to meter.
+    public func device(_ change: DeviceChange) throws {
+        guard info != nil else { return }
+        let app = AppSelector(device: change.source)
+        info!.source = change.waiting ? "waiting for " + (app?.shown ?? change.source) : change.source
+        if let f = lastFrame ?? emptyFrame() { try draw(f, now: monotonicSeconds()) }
+    }
+
     /// What the head line says about the recording when no file is open (a voice-activated
     /// recording between takes: "waiting for the trigger").
     public var recordingIdleStatus: String?
@@ -109,8 +118,9 @@ public final class AnsiLiveSink: LiveStatusSink {
         restore()
         guard let info else { return }
         var line = "\(SafeText.terminal(info.source)): \(AnsiMeterRenderer.clock(summary.duration))"
-        for c in 0..<summary.rmsDb.count {
-            line += "  \(AnsiMeterRenderer.label(channel: c, of: summary.rmsDb.count)) rms "
+        let labels = AnsiMeterRenderer.labels(info)
+        for c in 0..<min(summary.rmsDb.count, labels.count) {
+            line += "  \(labels[c]) rms "
             line += AnsiMeterRenderer.readout(summary.rmsDb[c], width: 0) + " pk " + AnsiMeterRenderer.readout(summary.peakDb[c], width: 0)
         }
         line += " dB"

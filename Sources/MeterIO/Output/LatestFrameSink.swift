@@ -18,6 +18,7 @@ public final class LatestFrameSink: FrameSink, @unchecked Sendable {
         if let l = frame.loudness { reading.withLock { $0 = l } }
     }
     public func gap(_ gap: StreamGap) throws {}
+    public func device(_ change: DeviceChange) throws {}
     public func file(_ event: RecordingFileEvent) throws {}
     public func end(_ summary: StreamSummary) throws {}
 }

@@ -12,6 +12,15 @@ public protocol LiveCapture: AnyObject {
     var captureName: String? { get }
     /// Why the last read failed, in words.
     var lastError: String { get }
+    /// One name per channel (`front-left`, `lfe`, `aux0`, ...), for the start line.
+    var channelNames: [String] { get }
+    /// What is metered, when it changed since the last call (the session asks after each
+    /// read and sets the position); nil when nothing changed.
+    func takeDeviceChange() -> DeviceChange?
+}
+
+extension LiveCapture {
+    public func takeDeviceChange() -> DeviceChange? { nil }
 }
 
 extension LiveOptions {
@@ -22,6 +31,9 @@ extension LiveOptions {
         let s = settings
         if let url {
             return try NetworkStream(url: url, rate: s.rate, channels: s.channels, ffmpeg: ffmpeg ?? "ffmpeg")
+        }
+        if let device, let app = AppSelector(device: device) {
+            return try AppMonitorStream(app: app, rate: s.rate, channels: s.channels, format: sampleFormat)
         }
         return try PulseRecordStream(on: devices ?? PulseDevices(timeout: 4), device: device, rate: s.rate,
                                      channels: s.channels, format: sampleFormat, fragmentFrames: fragmentFrames)

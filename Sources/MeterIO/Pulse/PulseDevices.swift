@@ -15,6 +15,19 @@ public struct PulseDevice: Sendable, Equatable {
     public var monitorOf: String?
     public var isDefault: Bool
     public var isSink: Bool
+    /// Its channel map, one position per channel as PulseAudio spells them (`front-left`, `lfe`, `aux0`).
+    public var channelMap: [String] = []
+}
+
+extension pa_channel_map {
+    /// The positions' names (`pa_channel_position_to_string`).
+    var names: [String] {
+        var m = self
+        let count = Int(m.channels)
+        return withUnsafeBytes(of: &m.map) { raw in
+            raw.bindMemory(to: pa_channel_position_t.self).prefix(count).map { String(cString: pa_channel_position_to_string($0)) }
+        }
+    }
 }
 
 /// What the server says about itself (`pa_context_get_server_info`).
@@ -47,10 +60,7 @@ public final class PulseDevices: @unchecked Sendable {
     public init(timeout: Double = 5) throws(PulseError) {
         guard let ml = pa_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
         mainloop = ml
-        guard let ctx = pa_context_new(pa_mainloop_get_api(ml), "pulsemeter") else {
-            pa_mainloop_free(ml)
-            throw .cannotStart(what: "a PulseAudio context")
-        }
+        let ctx = try Self.newContext(pa_mainloop_get_api(ml)) { pa_mainloop_free(ml) }
         context = ctx
         deadline = monotonicSeconds() + timeout
         if pa_context_connect(ctx, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
@@ -62,6 +72,15 @@ public final class PulseDevices: @unchecked Sendable {
             if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED { throw connectError() }
             try iterate()
         }
+    }
+
+    /// A context on a main loop's `api` (`pa_context_new`); on failure `free` frees the loop.
+    static func newContext(_ api: UnsafeMutablePointer<pa_mainloop_api>?, free: () -> Void) throws(PulseError) -> OpaquePointer {
+        guard let ctx = pa_context_new(api, "pulsemeter") else {
+            free()
+            throw .cannotStart(what: "a PulseAudio context")
+        }
+        return ctx
     }
 
     deinit {
@@ -110,12 +129,12 @@ public final class PulseDevices: @unchecked Sendable {
         }
 
         func add(index: UInt32, name: UnsafePointer<CChar>, description: UnsafePointer<CChar>?, spec: pa_sample_spec,
-                 isSink: Bool, monitorOf: UnsafePointer<CChar>?) {
+                 map: pa_channel_map, isSink: Bool, monitorOf: UnsafePointer<CChar>?) {
             devices.append(PulseDevice(
                 index: Int(index), name: String(cString: name), description: description.map { String(cString: $0) } ?? "",
                 rate: Int(spec.rate), channels: Int(spec.channels),
                 sampleFormat: String(cString: pa_sample_format_to_string(spec.format)),
-                monitorOf: monitorOf.map { String(cString: $0) }, isDefault: false, isSink: isSink))
+                monitorOf: monitorOf.map { String(cString: $0) }, isDefault: false, isSink: isSink, channelMap: map.names))
         }
     }
 
@@ -170,6 +189,16 @@ public final class PulseDevices: @unchecked Sendable {
         throw .noSuchDevice(direction, name: wanted, server: PulseStream.serverDescription)
     }
 
+    /// Applications' playback streams (sink inputs), each with its sink.
+    public func playbackStreams() throws(PulseError) -> [PlaybackStream] {
+        let c = PlaybackStreamCollector()
+        try withExtendedLifetime(c) { () throws(PulseError) in
+            try wait(c.listSinks(context))
+            try wait(c.listInputs(context))
+        }
+        return c.streams
+    }
+
     /// Capture sources, the default marked.
     public func sources() throws(PulseError) -> [PulseDevice] {
         try sources(defaultName: defaults().source)
@@ -185,7 +214,7 @@ public final class PulseDevices: @unchecked Sendable {
             pa_context_get_source_info_list(context, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee, let ud else { return }
                 Collector.from(ud).add(
-                    index: i.index, name: i.name, description: i.description, spec: i.sample_spec, isSink: false,
+                    index: i.index, name: i.name, description: i.description, spec: i.sample_spec, map: i.channel_map, isSink: false,
                     monitorOf: i.monitor_of_sink != CPulse_INVALID_INDEX ? i.monitor_of_sink_name : nil)
             }, ud)
         }
@@ -196,7 +225,7 @@ public final class PulseDevices: @unchecked Sendable {
             pa_context_get_sink_info_list(context, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee, let ud else { return }
                 Collector.from(ud).add(index: i.index, name: i.name, description: i.description, spec: i.sample_spec,
-                                       isSink: true, monitorOf: nil)
+                                       map: i.channel_map, isSink: true, monitorOf: nil)
             }, ud)
         }
     }

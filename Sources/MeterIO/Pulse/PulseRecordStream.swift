@@ -1,6 +1,7 @@
 import CPulse
 import Glibc
 import MeterCore
+import Synchronization
 
 /// A record stream on a `PulseDevices` connection (`pa_stream_new`, `pa_stream_connect_record`,
 /// then `pa_stream_peek` / `pa_stream_drop`), that connection's `pa_mainloop` driven by the
@@ -11,12 +12,23 @@ import MeterCore
 /// Owned by one thread at a time (opened by the caller, then read by the capture thread);
 /// `@unchecked Sendable` only so it can be handed to that thread once.
 public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
-    public let device: String?
+    public private(set) var device: String?
     public private(set) var lastError = ""
+    /// The stream's channel map, one name per channel (`front-left`, `lfe`, `aux0`, ...).
+    public let channelNames: [String]
     private let connection: PulseDevices
-    private let stream: OpaquePointer
+    private var stream: OpaquePointer
     /// The fragment being read (`pa_stream_peek`; nil data: a hole), until dropped.
     private var fragment: (data: UnsafeRawPointer?, bytes: Int, offset: Int)?
+    /// What `connect` needs, kept to connect the stream again on another device.
+    private struct Opening {
+        var name: String, spec: pa_sample_spec, map: pa_channel_map, attr: pa_buffer_attr, timeout: Double
+    }
+    private let opening: Opening
+    /// Follows the default, keeps a named source (see `SourceWatcher`).
+    private var watcher: SourceWatcher?
+    /// Numbers the record streams of this process, so each has a name the watcher can find.
+    private static let streams = Atomic<Int>(0)
 
     /// Resolves `device` on `connection` (as `PulseDevices.resolve`: special names, indexes,
     /// an unknown name an error), then connects the stream; a server that accepts it but never
@@ -24,39 +36,89 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     public init(on connection: PulseDevices, device: String?, rate: Int, channels: Int, format: SampleFormat = .s16,
                 fragmentFrames: Int, name: String = "pulsemeter", startTimeout: Double = 4) throws(PulseError) {
         self.connection = connection
-        let resolved = try connection.resolve(device, direction: .record)?.name
+        let found = try connection.resolve(device, direction: .record)
+        let resolved = found?.name
         self.device = resolved
-        var spec = pa_sample_spec(format: PulseStream.paFormat(format), rate: UInt32(rate), channels: UInt8(channels))
-        // As `PulseStream`: wider than 6 channels, the WAVE order then auxiliary channels.
-        var map = pa_channel_map()
-        let wide = channels > 6
-        if wide { pa_channel_map_init_extend(&map, UInt32(channels), PA_CHANNEL_MAP_WAVEEX) }
-        guard let s = wide ? pa_stream_new(connection.context, name, &spec, &map)
-                           : pa_stream_new(connection.context, name, &spec, nil) else {
-            throw PulseStream.openError(pa_context_errno(connection.context), device: resolved, direction: .record)
-        }
-        stream = s
+        let spec = pa_sample_spec(format: PulseStream.paFormat(format), rate: UInt32(rate), channels: UInt8(channels))
+        let map = PulseStream.channelMap(channels: channels, device: found)
+        channelNames = map.names
         let unset = UInt32.max
-        var attr = pa_buffer_attr(maxlength: unset, tlength: unset, prebuf: unset, minreq: unset,
+        let attr = pa_buffer_attr(maxlength: unset, tlength: unset, prebuf: unset, minreq: unset,
                                   fragsize: UInt32(fragmentFrames * channels * format.bytesPerSample))
-        guard pa_stream_connect_record(s, resolved, &attr, CPulse_RECORD_FLAGS) == 0 else {
-            throw PulseStream.openError(pa_context_errno(connection.context), device: resolved, direction: .record)
-        }
-        let deadline = monotonicSeconds() + startTimeout
-        while pa_stream_get_state(s) != PA_STREAM_READY {
-            let state = pa_stream_get_state(s)
-            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
-                throw PulseStream.openError(pa_context_errno(connection.context), device: resolved, direction: .record)
+        let streamName = "\(name) \(getpid())-\(Self.streams.add(1, ordering: .relaxed).newValue)"
+        opening = Opening(name: streamName, spec: spec, map: map, attr: attr, timeout: startTimeout)
+        stream = try Self.connect(opening, on: connection, device: resolved)
+        if let resolved {
+            let wanted: SourceWatcher.Wanted
+            switch device {
+            case nil, "@DEFAULT_SOURCE@": wanted = .defaultSource
+            case "@DEFAULT_MONITOR@", "@DEFAULT_SINK@": wanted = .defaultMonitor
+            default: wanted = .named(resolved)
             }
-            guard monotonicSeconds() < deadline else { throw .streamNeverStarted(server: PulseStream.serverDescription) }
-            connection.iterate(pollingAtMost: 100_000)
+            // Without it the stream still works; it only would not follow or report moves.
+            watcher = try? SourceWatcher(streamName: streamName, wanted: wanted, current: resolved)
         }
     }
 
+    /// `pa_stream_new` and `pa_stream_connect_record` on `connection`, iterating its main loop
+    /// until the stream is ready (at most `o.timeout` s).
+    private static func connect(_ o: Opening, on connection: PulseDevices, device: String?) throws(PulseError) -> OpaquePointer {
+        var spec = o.spec, map = o.map, attr = o.attr
+        guard let s = pa_stream_new(connection.context, o.name, &spec, &map) else {
+            throw PulseStream.openError(pa_context_errno(connection.context), device: device, direction: .record)
+        }
+        guard pa_stream_connect_record(s, device, &attr, CPulse_RECORD_FLAGS) == 0 else {
+            pa_stream_unref(s)
+            throw PulseStream.openError(pa_context_errno(connection.context), device: device, direction: .record)
+        }
+        let deadline = monotonicSeconds() + o.timeout
+        while pa_stream_get_state(s) != PA_STREAM_READY {
+            let state = pa_stream_get_state(s)
+            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED || monotonicSeconds() >= deadline {
+                let error = PulseStream.openError(pa_context_errno(connection.context), device: device, direction: .record)
+                pa_stream_disconnect(s)
+                pa_stream_unref(s)
+                guard state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED else {
+                    throw .streamNeverStarted(server: PulseStream.serverDescription)
+                }
+                throw error
+            }
+            connection.iterate(pollingAtMost: 100_000)
+        }
+        return s
+    }
+
+    /// The source the stream moved to since the last call, as a device change; nil when it
+    /// stayed. When the default it follows changed and the server did not move the stream
+    /// (PipeWire keeps a stream where it was opened, and cannot move one onto a monitor), the
+    /// stream is connected again on the new device and the old one closed: the reads go on
+    /// from there (the capture thread calls both).
+    public func takeDeviceChange() -> DeviceChange? {
+        switch watcher?.take() {
+        case nil: return nil
+        case .moved(let name):
+            device = name
+            return DeviceChange(ts: unixSeconds(), source: name)
+        case .follow(let name):
+            guard let s = try? Self.connect(opening, on: connection, device: name) else { return nil }
+            close(stream)
+            stream = s
+            device = name
+            watcher?.followed(name)
+            return DeviceChange(ts: unixSeconds(), source: name)
+        }
+    }
+
+    private func close(_ s: OpaquePointer) {
+        if fragment != nil { pa_stream_drop(s) }
+        fragment = nil
+        pa_stream_disconnect(s)
+        pa_stream_unref(s)
+    }
+
     deinit {
-        if fragment != nil { pa_stream_drop(stream) }
-        pa_stream_disconnect(stream)
-        pa_stream_unref(stream)
+        watcher = nil
+        close(stream)
     }
 
     public var captureName: String? { device }

@@ -1,4 +1,5 @@
 import CPulse
+import Glibc
 import MeterCore
 import Synchronization
 
@@ -16,6 +17,8 @@ public final class PulseStream: @unchecked Sendable {
     public let channels: Int
     public let format: SampleFormat
     public let device: String?
+    /// The stream's channel map, one name per channel (`front-left`, `lfe`, `aux0`, ...).
+    public let channelNames: [String]
     private var handle: OpaquePointer?
     /// Why the last read or write failed (`pa_strerror`), for the caller's message.
     public private(set) var lastError = ""
@@ -41,7 +44,8 @@ public final class PulseStream: @unchecked Sendable {
         self.rate = rate
         self.channels = channels
         self.format = format
-        let resolved = try PulseDevices(timeout: startTimeout).resolve(device, direction: direction)?.name
+        let found = try PulseDevices(timeout: startTimeout).resolve(device, direction: direction)
+        let resolved = found?.name
         self.device = resolved
         let spec = pa_sample_spec(format: Self.paFormat(format), rate: UInt32(rate), channels: UInt8(channels))
         let bytes = UInt32((fragmentFrames ?? max(1, rate * latencyMs / 1000)) * channels * format.bytesPerSample)
@@ -53,17 +57,53 @@ public final class PulseStream: @unchecked Sendable {
         case .playback:
             attr = pa_buffer_attr(maxlength: unset, tlength: bytes, prebuf: unset, minreq: unset, fragsize: unset)
         }
-        let opener = Opener(direction: direction, device: resolved, name: name, spec: spec, attr: attr)
+        let map = Self.channelMap(channels: channels, device: direction == .record ? found : nil)
+        channelNames = map.names
+        opening = Opening(direction: direction, name: name, spec: spec, map: map, attr: attr, timeout: startTimeout)
+        handle = try Self.open(opening, device: resolved)
+    }
+
+    /// What `open` needs, kept to open the stream again on another device.
+    private struct Opening {
+        var direction: Direction, name: String, spec: pa_sample_spec, map: pa_channel_map, attr: pa_buffer_attr
+        var timeout: Double
+    }
+    private let opening: Opening
+
+    /// `pa_simple_new` on a helper thread (see `Opener`), giving up after `o.timeout`.
+    private static func open(_ o: Opening, device: String?) throws(PulseError) -> OpaquePointer {
+        let opener = Opener(direction: o.direction, device: device, name: o.name, spec: o.spec, map: o.map, attr: o.attr)
         do {
             try OSThread.spawn(role: "pm-stream-open") { opener.open() }
         } catch {
             throw .cannotStart(what: "a thread to open the stream")
         }
-        switch opener.wait(seconds: startTimeout) {
-        case .opened(let h): handle = h
-        case .failed(let err): throw Self.openError(err, device: resolved, direction: direction)
-        case nil: throw .streamNeverStarted(server: Self.serverDescription)
+        switch opener.wait(seconds: o.timeout) {
+        case .opened(let h): return h
+        case .failed(let err): throw openError(err, device: device, direction: o.direction)
+        case nil: throw .streamNeverStarted(server: serverDescription)
         }
+    }
+
+    /// The map a stream of `channels` channels asks for: a record stream with the source's own
+    /// channel count takes the source's map (so the names are the device's, a pro-audio
+    /// device's `aux0`... included); otherwise the server's default map for 1 to 6 channels
+    /// (`pa_channel_map_init_auto`), and for wider specs the WAVE order, then auxiliary
+    /// channels (`pa_channel_map_init_extend`; the default covers no more than 6, and the
+    /// stream would be refused with "Invalid argument").
+    static func channelMap(channels: Int, device: PulseDevice?) -> pa_channel_map {
+        var map = pa_channel_map()
+        if let device, device.channelMap.count == channels,
+           device.channelMap.joined(separator: ",").withCString({ pa_channel_map_parse(&map, $0) }) != nil,
+           Int(map.channels) == channels {
+            return map
+        }
+        if channels > 6 {
+            pa_channel_map_init_extend(&map, UInt32(channels), PA_CHANNEL_MAP_WAVEEX)
+        } else {
+            pa_channel_map_init_auto(&map, UInt32(channels), PA_CHANNEL_MAP_DEFAULT)
+        }
+        return map
     }
 
     /// `pa_simple_new` on its own thread. If the caller stops waiting, the thread frees the
@@ -74,25 +114,19 @@ public final class PulseStream: @unchecked Sendable {
         // Invariant for @unchecked Sendable: the inputs are read by the opening thread only;
         // the outcome and `abandoned` are guarded by `state`.
         let direction: Direction, device: String?, name: String
-        var spec: pa_sample_spec, attr: pa_buffer_attr
+        var spec: pa_sample_spec, map: pa_channel_map, attr: pa_buffer_attr
         private let state = Mutex<(outcome: Outcome?, abandoned: Bool)>((nil, false))
         private let done = Wakeup()
 
-        init(direction: Direction, device: String?, name: String, spec: pa_sample_spec, attr: pa_buffer_attr) {
-            (self.direction, self.device, self.name, self.spec, self.attr) = (direction, device, name, spec, attr)
+        init(direction: Direction, device: String?, name: String, spec: pa_sample_spec, map: pa_channel_map,
+             attr: pa_buffer_attr) {
+            (self.direction, self.device, self.name, self.spec, self.map, self.attr) = (direction, device, name, spec, map, attr)
         }
 
         func open() {
             var err: Int32 = 0
             let dir: pa_stream_direction_t = direction == .record ? PA_STREAM_RECORD : PA_STREAM_PLAYBACK
-            // The server's default channel map covers 1 to 6 channels; wider specs get the WAVE
-            // order, then auxiliary channels (`pa_channel_map_init_extend`), or the stream is
-            // refused with "Invalid argument".
-            var map = pa_channel_map()
-            let wide = spec.channels > 6
-            if wide { pa_channel_map_init_extend(&map, UInt32(spec.channels), PA_CHANNEL_MAP_WAVEEX) }
-            let h = wide ? pa_simple_new(nil, "pulsemeter", dir, device, name, &spec, &map, &attr, &err)
-                         : pa_simple_new(nil, "pulsemeter", dir, device, name, &spec, nil, &attr, &err)
+            let h = pa_simple_new(nil, "pulsemeter", dir, device, name, &spec, &map, &attr, &err)
             let keep = state.withLock { s -> Bool in
                 if s.abandoned { return false }
                 s.outcome = h.map { .opened($0) } ?? .failed(err)

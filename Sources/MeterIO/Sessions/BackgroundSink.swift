@@ -12,7 +12,8 @@ import Synchronization
 /// wakes once per `batch` items (or at the end line), not once per frame.
 public final class BackgroundSink: FrameSink, @unchecked Sendable {
     private enum Item {
-        case start(StreamInfo), frame(MeterFrame), gap(StreamGap), file(RecordingFileEvent), end(StreamSummary)
+        case start(StreamInfo), frame(MeterFrame), gap(StreamGap), device(DeviceChange), file(RecordingFileEvent)
+        case end(StreamSummary)
     }
 
     private let sink: any FrameSink
@@ -54,6 +55,7 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
 
     public func frame(_ frame: MeterFrame) throws { try enqueue(.frame(frame)) }
     public func gap(_ gap: StreamGap) throws { try enqueue(.gap(gap)) }
+    public func device(_ change: DeviceChange) throws { try enqueue(.device(change)) }
     public func file(_ event: RecordingFileEvent) throws { try enqueue(.file(event)) }
 
     /// Wakes the output thread to write what is queued now, without waiting for a batch.
@@ -88,6 +90,7 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
                             bands?.complete(&f)
                             try sink.frame(f)
                         case .gap(let g): try sink.gap(g)
+                        case .device(let d): try sink.device(d)
                         case .file(let e): try sink.file(e)
                         case .end(var s):
                             bands?.complete(&s)

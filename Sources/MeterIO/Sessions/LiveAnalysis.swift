@@ -1,4 +1,5 @@
 import MeterCore
+import Synchronization
 
 /// The analysis side of a live run, on the caller's thread: pops the captured chunks, meters
 /// them with the run's `MeterPipeline`, and makes every call to the sink (the `FrameSink`
@@ -34,7 +35,7 @@ final class LiveAnalysis {
     /// The start line. An output already unusable (EPIPE, ENOSPC on /dev/full) stops the run at
     /// once rather than capture until a signal with nowhere to report.
     func start() {
-        guarded { try sink.start(pipeline.streamInfo(source: session.sourceName, live: true)) }
+        guarded { try sink.start(pipeline.streamInfo(source: session.sourceName, live: true, channelNames: session.channelNames)) }
     }
 
     /// Meters what the capture thread hands over until it ends (the duration, a stop, a
@@ -128,13 +129,18 @@ final class LiveAnalysis {
         for e in session.fileEvents.take() { guarded { try sink.file(e) } }
     }
 
-    /// The gap lines of outages at or before `bound`, so each sits between the frames captured
-    /// before and after it.
+    /// The gap lines of outages and the device lines of changes at or before `bound`, so each
+    /// sits between the frames captured before and after it.
     private func emitGaps(upTo bound: Int) {
-        let due = session.gaps.withLock { g -> [StreamGap] in
-            defer { g.removeAll { $0.pos <= bound } }
-            return g.filter { $0.pos <= bound }
+        for g in Self.take(session.gaps, upTo: bound, \.pos) { guarded { try sink.gap(g) } }
+        for d in Self.take(session.deviceChanges, upTo: bound, \.pos) { guarded { try sink.device(d) } }
+    }
+
+    /// Removes and returns the entries of `list` at positions up to `bound`.
+    private static func take<T: Sendable>(_ list: borrowing Mutex<[T]>, upTo bound: Int, _ pos: (T) -> Int) -> [T] {
+        list.withLock { l -> [T] in
+            defer { l.removeAll { pos($0) <= bound } }
+            return l.filter { pos($0) <= bound }
         }
-        for g in due { guarded { try sink.gap(g) } }
     }
 }

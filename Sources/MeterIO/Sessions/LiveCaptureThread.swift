@@ -33,6 +33,10 @@ extension LiveMeterSession {
                 stops.reset()
                 continue
             }
+            if var change = stream?.takeDeviceChange() {
+                change.pos = pos
+                deviceChanges.withLock { $0.append(change) }
+            }
             let continues = continuations()
             if continues != seenContinues {
                 seenContinues = continues

@@ -31,6 +31,8 @@ public final class LiveMeterSession: @unchecked Sendable {
     public let options: LiveOptions
     /// The source name shown in the `start` line (the default source resolved to its name).
     public let sourceName: String
+    /// The channel map's names of the stream as opened, for the start line.
+    let channelNames: [String]
     /// Frames per capture read and per ring chunk.
     public let chunkFrames: Int
 
@@ -63,6 +65,8 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// analysis emits a gap line once it has processed the frames before it, so the line
     /// always sits between the frames captured before and after the outage.
     let gaps = Mutex<[StreamGap]>([])
+    /// What the source meters, when it changed, with the position where it did (as gaps).
+    let deviceChanges = Mutex<[DeviceChange]>([])
     /// How many times the process has been continued after a stop (job control): the capture
     /// thread measures what each stop cost (`StopLossEstimator`).
     let continuations: @Sendable () -> Int
@@ -112,6 +116,7 @@ public final class LiveMeterSession: @unchecked Sendable {
         let stream = try options.openCapture(fragmentFrames: chunkFrames, devices: devices)
         self.stream = stream
         sourceName = stream.captureName ?? options.device ?? "default"
+        channelNames = stream.channelNames
         if let path = options.recordPath, let format {
             var plan = RecordingPlan(path: path, mode: options.recordMode)
             plan.replaceExisting = options.replaceRecording

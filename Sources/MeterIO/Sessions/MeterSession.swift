@@ -103,7 +103,7 @@ private final class SourceRun {
     deinit { buffer.deallocate() }
 
     func start(into sink: any FrameSink) throws {
-        try sink.start(pipeline.streamInfo(source: source.name))
+        try sink.start(pipeline.streamInfo(source: source.name, channelNames: source.channelNames))
         if let n = source.expectedFrames { pipeline.expectEnd(at: n) }
     }
 

@@ -72,6 +72,7 @@ final class CalibrationSink: FrameSink {
     }
 
     func gap(_ gap: StreamGap) throws {}
+    func device(_ change: DeviceChange) throws {}
     func file(_ event: RecordingFileEvent) throws {}
     func end(_ summary: StreamSummary) throws {}
 }

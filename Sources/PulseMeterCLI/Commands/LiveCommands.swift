@@ -14,7 +14,7 @@ enum LiveCommands {
         case "record": return liveSpecs + [OptionSpec("--bitrate"), OptionSpec("--bits")] + RecordingOptions.specs
         case "devices":
             return [OptionSpec("--json", value: false), OptionSpec("--sinks", value: false),
-                    OptionSpec("-h", "--help", value: false)]
+                    OptionSpec("--apps", value: false), OptionSpec("-h", "--help", value: false)]
         case "play": return PlayCommand.specs
         case "calibrate": return CalibrateCommand.specs
         default: return nil
@@ -181,6 +181,7 @@ enum LiveCommands {
         _ = try a.requirePositionals([])
         let pulse = try PulseDevices()
         let server = serverName(try pulse.serverInfo())
+        if a.flag("apps") { return try AppListing.run(pulse, json: a.flag("json"), server: server) }
         var list = try pulse.sources()
         if a.flag("sinks") { list += try pulse.sinks() }
         let out = FileDescriptorOutput.standardOutput
@@ -204,18 +205,7 @@ enum LiveCommands {
              d.isSink ? "sink" : (d.monitorOf != nil ? "monitor" : "source"),
              d.sampleFormat, String(d.rate), String(d.channels), d.description]
         }
-        let rightAligned: Set<Int> = [1, 5, 6]
-        let widths = header.indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
-        var text = "\(server)\n"
-        for row in rows {
-            var line = ""
-            for (c, cell) in row.enumerated() {
-                let pad = String(repeating: " ", count: widths[c] - cell.count)
-                if c > 0 { line += "  " }
-                line += rightAligned.contains(c) ? pad + cell : (c == row.count - 1 ? cell : cell + pad)
-            }
-            text += line + "\n"
-        }
+        let text = "\(server)\n" + Listing.table(rows, rightAligned: [1, 5, 6])
         let sinks = list.contains { $0.isSink } ? "; play -d takes a sink's NAME" : ""
         let legend = "-d takes a source's NAME or #" + sinks
         return text + (list.contains { $0.isDefault } ? "* the default; " + legend : legend) + "\n"

@@ -154,6 +154,7 @@ enum Help {
 
         options:
           -d, --device NAME      source; @DEFAULT_MONITOR@ meters what is playing   [server default]
+                                 app:NAME or app:PID meters what one application plays
               --url URL          a network stream instead (http, https, Icecast, HLS, rtsp: what
                                  ffmpeg reads), decoded by ffmpeg at -r/-c   [\(n(d.rate)) / \(n(d.channels))]
         \(meterOptions)      --record FILE      also record every captured frame (container from the extension)
@@ -221,10 +222,12 @@ enum Help {
 
         """,
         "devices": """
-        usage: pulsemeter devices [--json] [--sinks]
+        usage: pulsemeter devices [--json] [--sinks | --apps]
 
         Lists capture sources (with --sinks, playback sinks too): name, description, rate,
         channels, sample format, whether it is a monitor, and the default (marked *).
+        --apps lists the applications' playback streams instead (index, application, binary,
+        pid, sink), which -d app:NAME / app:PID meter.
 
         """,
         "play": """

@@ -1,0 +1,92 @@
+import CPulse
+import MeterCore
+import Synchronization
+
+/// A connection on libpulse's asynchronous API for the sources that need what the simple API
+/// cannot do (follow events, restrict a stream to a sink input, move a stream): a
+/// `pa_threaded_mainloop` running its own thread, one `pa_context`, subscribed to `mask`
+/// (`pa_context_subscribe`). Every event sets `changed` and signals `wake`, so the capture
+/// thread, between reads, knows it must look again.
+///
+/// Thread-safety invariant for `@unchecked Sendable`: libpulse objects are touched only with
+/// the main loop's lock held (`locked`) or from its callbacks (which hold it); the flags are
+/// atomics and `wake` a semaphore.
+final class ThreadedPulseContext: @unchecked Sendable {
+    let mainloop: OpaquePointer
+    let context: OpaquePointer
+    /// Set by every subscribed event (and by whoever learns something changed).
+    let changed = Atomic<Bool>(true)
+    /// The connection failed or the server went away.
+    let lost = Atomic<Bool>(false)
+    let wake = Wakeup()
+    private let stopped = Atomic<Bool>(false)
+
+    /// Connects, failing (exit 69) when no server answers, and subscribes to `mask`.
+    init(subscribe mask: pa_subscription_mask_t) throws(PulseError) {
+        guard let ml = pa_threaded_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
+        mainloop = ml
+        context = try PulseDevices.newContext(pa_threaded_mainloop_get_api(ml)) { pa_threaded_mainloop_free(ml) }
+        let ud = Unmanaged.passUnretained(self).toOpaque()
+        pa_context_set_state_callback(context, { ctx, ud in
+            let me = Unmanaged<ThreadedPulseContext>.fromOpaque(ud!).takeUnretainedValue()
+            let state = pa_context_get_state(ctx)
+            if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED {
+                me.lost.store(true, ordering: .releasing)
+                me.wake.signal()
+            }
+            pa_threaded_mainloop_signal(me.mainloop, 0)
+        }, ud)
+        pa_context_set_subscribe_callback(context, { _, _, _, ud in
+            let me = Unmanaged<ThreadedPulseContext>.fromOpaque(ud!).takeUnretainedValue()
+            me.changed.store(true, ordering: .releasing)
+            me.wake.signal()
+        }, ud)
+        try locked { () throws(PulseError) in
+            guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0,
+                  pa_threaded_mainloop_start(mainloop) >= 0 else { throw connectError() }
+            while true {
+                let state = pa_context_get_state(context)
+                if state == PA_CONTEXT_READY { break }
+                if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED { throw connectError() }
+                pa_threaded_mainloop_wait(mainloop)
+            }
+            if let op = pa_context_subscribe(context, mask, nil, nil) { pa_operation_unref(op) }
+        }
+    }
+
+    private func connectError() -> PulseError {
+        .cannotConnect(server: PulseStream.serverDescription, reason: errorText)
+    }
+
+    /// The context's last error (`pa_strerror`).
+    var errorText: String { String(cString: pa_strerror(pa_context_errno(context))) }
+
+    /// Runs `body` with the main loop's lock held.
+    func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        return try body()
+    }
+
+    /// Waits (lock held) until `op` is done; its callbacks signal the main loop.
+    func finish(_ op: OpaquePointer?) {
+        guard let op else { return }
+        while pa_operation_get_state(op) == PA_OPERATION_RUNNING && !lost.load(ordering: .acquiring) {
+            pa_threaded_mainloop_wait(mainloop)
+        }
+        pa_operation_unref(op)
+    }
+
+    /// Stops the main loop's thread (`pa_threaded_mainloop_stop`): no callback runs after it,
+    /// so the owner may free its streams. Idempotent; never with the lock held.
+    func stop() {
+        if !stopped.exchange(true, ordering: .acquiringAndReleasing) { pa_threaded_mainloop_stop(mainloop) }
+    }
+
+    deinit {
+        stop()
+        pa_context_disconnect(context)
+        pa_context_unref(context)
+        pa_threaded_mainloop_free(mainloop)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Glibc
+import Testing
+
+extension LiveSuite {
+    @Suite("following the default source")
+    struct DefaultFollow {
+        /// Two null sinks, `pm-a` playing a -20 dBFS tone and `pm-b` a -8 dBFS one, with `pm-a`'s
+        /// monitor the default source; everything undone after `body`.
+        static func withTwoSources(_ server: PulseServer, _ body: () throws -> Void) throws {
+            let dir = try Live.tempDir("default")
+            defer { Live.removeTree(dir) }
+            let before = try #require(try Devices.pactlInfo(server)["Default Source"])
+            var modules: [String] = []
+            defer {
+                _ = try? run(["pactl", "set-default-source", before], env: server.environment)
+                for m in modules { _ = try? run(["pactl", "unload-module", m], env: server.environment) }
+            }
+            for name in ["pm-a", "pm-b"] {
+                let load = try run(["pactl", "load-module", "module-null-sink", "sink_name=\(name)"], env: server.environment)
+                #expect(load.status == 0, "\(load.stderr)")
+                modules.append(load.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            _ = try ChannelNameLive.pactlChannelMap("pm-b.monitor", server: server)  // the nodes exist
+            let a = try server.play(AppSource.tone(rmsDb: -20, hz: 440, seconds: 12), into: "pm-a", dir: dir)
+            defer { a.kill() }
+            let b = try server.play(AppSource.tone(rmsDb: -8, hz: 660, seconds: 12), into: "pm-b", dir: dir)
+            defer { b.kill() }
+            #expect(try run(["pactl", "set-default-source", "pm-a.monitor"], env: server.environment).status == 0)
+            usleep(500_000)
+            try body()
+        }
+
+        /// Runs `args` for 5 s, switching the default source to pm-b's monitor after 1.5 s.
+        static func switchMidRun(_ args: [String], server: PulseServer) throws -> [JSONLine] {
+            let p = try pulsemeter(args + ["-f", "ndjson", "--duration", "5"], server: server)
+            let (head, reached) = try LiveSuite.readUntil(pos: 3 * Live.rate / 2, p, timeout: 10)
+            #expect(reached, "1.5 s metered; stderr: \(p.stderrText)")
+            #expect(try run(["pactl", "set-default-source", "pm-b.monitor"], env: server.environment).status == 0)
+            let rest = try parseLines(p.readToEnd(timeout: 15))
+            #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+            return head + rest
+        }
+
+        /// Nine frames in ten within 0.5 dB of `db` (a player on a fresh null sink may stutter
+        /// for a frame or two on PipeWire in this VM).
+        static func mostlyAt(_ db: Double, _ levels: [Double]) -> Bool {
+            !levels.isEmpty && levels.filter { abs($0 - db) < 0.5 }.count * 10 >= levels.count * 9
+        }
+
+        static func levels(_ lines: [JSONLine], from: Int, to: Int) -> [Double] {
+            lines.filter { $0.type == "frame" && ($0.int("pos") ?? 0) > from && ($0.int("pos") ?? 0) <= to }
+                .compactMap { $0.doubles("rms_db")?.first }
+        }
+
+        @Test("without -d: the default switched mid-run is followed (a device line, the new level, one continuous file)")
+        func followsDefault() throws {
+            let server = try Live.server()
+            try Self.withTwoSources(server) {
+                let dir = try Live.tempDir("follow")
+                defer { Live.removeTree(dir) }
+                let file = dir + "/take.wav"
+                let lines = try Self.switchMidRun(["record", file], server: server)
+                #expect(lines.first?.string("source") == "pm-a.monitor")
+                let device = try #require(lines.first { $0.type == "device" }, "a device line")
+                #expect(device.string("source") == "pm-b.monitor", "\(device.raw)")
+                let at = try #require(device.int("pos"))
+                let before = Self.levels(lines, from: Live.rate / 2, to: at - Live.rate / 10)
+                let after = Self.levels(lines, from: at + Live.rate / 2, to: 5 * Live.rate)
+                #expect(Self.mostlyAt(-20, before), "before: \(before.prefix(8))")
+                #expect(after.count > 30 && Self.mostlyAt(-8, after), "after: \(after.prefix(8))")
+                let end = try #require(lines.last)
+                #expect(end.type == "end" && end.int("recorded_frames") == 5 * Live.rate, "\(end.raw)")
+                #expect(try soxFrames(file) == 5 * Live.rate, "one file holding every frame")
+            }
+        }
+
+        @Test("a source named with -d is kept when the default switches: no device line, its level throughout")
+        func namedIsKept() throws {
+            let server = try Live.server()
+            try Self.withTwoSources(server) {
+                let lines = try Self.switchMidRun(["monitor", "-d", "pm-a.monitor"], server: server)
+                #expect(lines.filter { $0.type == "device" }.isEmpty, "\(lines.filter { $0.type == "device" }.map(\.raw))")
+                let levels = Self.levels(lines, from: Live.rate / 2, to: 5 * Live.rate)
+                #expect(levels.count > 100 && Self.mostlyAt(-20, levels), "\(levels.prefix(8))")
+                // A moment on pm-b (the server moves the stream, the meter moves it back) shows
+                // as a few frames at most.
+                let loud = levels.filter { $0 > -14 }
+                #expect(loud.count <= 3, "\(loud.count) frames at pm-b's level")
+            }
+        }
+    }
+}
