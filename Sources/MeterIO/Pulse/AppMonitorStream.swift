@@ -35,7 +35,7 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     private var due = 0.0
     private let mix = ScratchBuffer<Float>()
 
-    /// Connects and subscribes to sink-input events; fails (exit 69) when no server answers.
+    /// Connects and subscribes to sink-input events; throws `cannotConnect` when no server answers.
     /// Nothing of the application needs to be playing yet.
     public init(app: AppSelector, rate: Int, channels: Int, format: SampleFormat = .s16) throws(PulseError) {
         (self.app, self.rate, self.channels, self.format) = (app, rate, channels, format)

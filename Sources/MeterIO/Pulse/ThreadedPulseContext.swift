@@ -21,7 +21,7 @@ final class ThreadedPulseContext: @unchecked Sendable {
     let wake = Wakeup()
     private let stopped = Atomic<Bool>(false)
 
-    /// Connects, failing (exit 69) when no server answers, and subscribes to `mask`.
+    /// Connects (throwing `cannotConnect` when no server answers) and subscribes to `mask`.
     init(subscribe mask: pa_subscription_mask_t) throws(PulseError) {
         guard let ml = pa_threaded_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
         mainloop = ml
