@@ -11,6 +11,10 @@ import Waiting
 /// hook reported with its status, and hooks still running at the end ended with everything
 /// they started (no orphans).
 @Suite struct HookRunnerTests {
+    /// As the command line does: a hook that exits before reading its line is then an EPIPE
+    /// for the runner, not a SIGPIPE ending the process.
+    init() { Signals.ignorePipe() }
+
     final class Reports: Sendable {
         let list = Mutex<[HookRunner.Report]>([])
         var all: [HookRunner.Report] { list.withLock { $0 } }

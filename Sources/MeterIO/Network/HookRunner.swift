@@ -17,6 +17,9 @@ import Synchronization
 ///   pulsemeter. Hooks run in their own process groups (a Ctrl-C on the terminal reaches
 ///   pulsemeter alone, which then ends them itself).
 ///
+/// The process must ignore SIGPIPE (`Signals.ignorePipe`, as the command line does): a hook
+/// that exits before reading its line is then an EPIPE, which is no error.
+///
 /// Thread-safety invariant for `@unchecked Sendable`: every mutable field is inside `state`
 /// (a `Locked`); a running `ChildProcess` is reaped only by its worker, after it has left
 /// `state.running`, so `finish` signals only children that are not yet reaped.
