@@ -96,7 +96,7 @@ extension LiveSuite {
             let lostAt = Date().timeIntervalSince1970
             try server.kill9()
             lines += try LiveSuite.readFor(0.5, p)  // the frames captured before the loss
-            #expect(p.isRunning, "with --reconnect the run waits for the server")
+            #expect(p.isRunning, "with --reconnect the run waits for the server; exit status \(p.exitStatus().map(String.init) ?? "none"), stderr: \(p.stderrText)")
             if deviceLater {
                 // The server is back, the device is not: the run keeps waiting, silently.
                 try server.restartWithoutDevices()

@@ -104,9 +104,11 @@ public final class PulseDevices: @unchecked Sendable {
 
     /// One main-loop pass (pa_mainloop_prepare/poll/dispatch), its poll waiting at most
     /// `microseconds` (negative: until an event), so a caller can check a deadline often.
+    /// A step that fails ends the pass there: libpulse aborts the process when a step is
+    /// called in the wrong state (dispatch after a failed poll).
     func iterate(pollingAtMost microseconds: Int32) {
-        _ = pa_mainloop_prepare(mainloop, microseconds)
-        _ = pa_mainloop_poll(mainloop)
+        guard pa_mainloop_prepare(mainloop, microseconds) >= 0 else { return }
+        guard pa_mainloop_poll(mainloop) >= 0 else { return }
         _ = pa_mainloop_dispatch(mainloop)
     }
 
