@@ -20,7 +20,39 @@ import Testing
         ("record", "--hold", TriggerSettings.defaultHoldSeconds), ("record", "--pre-roll", TriggerSettings.defaultPreRollSeconds),
         ("calibrate", "--reference", CalibrationMeasurement.defaultReference),
         ("calibrate", "--duration", CalibrationMeasurement.defaultLimitSeconds),
+        ("waveform", "--bars", Double(CountLimit.bars.defaultValue!)),
+        ("waveform", "--bits", Double(WaveformDataWriter.Format.defaultBits)),
     ]
+
+    /// (command line before the value, option, its limit) for every `CountLimit`.
+    static let counts: [(args: [String], option: String, limit: CountLimit)] = [
+        (["waveform", "x.wav"], "--bars", .bars),
+        (["waveform", "x.wav", "--format", "dat"], "--pixels-per-second", .pixelsPerSecond),
+        (["waveform", "x.wav", "--format", "dat"], "--samples-per-pixel", .samplesPerPixel),
+        (["analyze", "x.wav", "y.wav"], "--jobs", .jobs),
+        (["record", "x.wav", "--split", "60"], "--keep", .keepFiles),
+        (["record", "x.m4a"], "--bitrate", .bitrateKbps),
+    ]
+
+    @Test func aCountOutsideItsLimitIsRefusedNamingTheRangeTheManPageStates() throws {
+        #expect(Set(Self.counts.map(\.limit)) == Set(CountLimit.allCases), "every limit is checked here")
+        let man = try InstallTests.text("docs/pulsemeter.1").replacingOccurrences(of: "\\-", with: "-")
+        let items = man.components(separatedBy: "\n.TP\n")
+        for (args, option, limit) in Self.counts {
+            let range = "\(limit.range.lowerBound) to \(limit.range.upperBound)"
+            for bad in [limit.range.lowerBound - 1, limit.range.upperBound + 1] {
+                #expect(throws: PulsemeterError.self, "\(option) \(bad)") { try CLI.check(args + [option, String(bad)]) }
+                do { try CLI.check(args + [option, String(bad)]) } catch let e as PulsemeterError {
+                    #expect(e.kind == .usage && e.message.contains("use " + range), "\(e.message)")
+                }
+            }
+            #expect(throws: Never.self, "\(option) \(limit.range.upperBound)") {
+                try CLI.check(args + [option, String(limit.range.upperBound)])
+            }
+            let item = items.first { $0.split(separator: "\n").first?.contains(option) == true }
+            #expect(item?.contains(range) == true, "docs/pulsemeter.1 gives \(option) the range \(range)")
+        }
+    }
 
     @Test func theHelpTextShowsTheDefaultsOfTheOneTable() throws {
         for (command, option, value) in Self.defaults {

@@ -17,6 +17,10 @@ public final class WaveformDataWriter {
         case dat(bits: Int)
         case audiowaveformJSON(bits: Int)
         case peaks
+
+        /// The resolutions `dat` and `audiowaveform-json` define, and the one used when none is given.
+        public static let allowedBits = [8, 16]
+        public static let defaultBits = 16
     }
 
     public let format: Format

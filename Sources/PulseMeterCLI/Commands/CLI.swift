@@ -70,9 +70,18 @@ public enum CLI {
         if ["monitor", "record", "analyze"].contains(command) {
             let s = try MeterOptions.settings(parsed)
             _ = try MeterOptions.durationFrames(parsed, rate: s.rate)
-            if command == "record" { _ = try RecordingOptions.mode(parsed, rate: s.rate) }
+            if command == "record" {
+                _ = try RecordingOptions.mode(parsed, rate: s.rate)
+                _ = try RecordingOptions.keep(parsed)
+            }
+            if command != "analyze" { _ = try RecordingOptions.bitrate(parsed, record: parsed.positionalPaths.first ?? parsed.path("record")) }
             _ = try MeterOptions.format(parsed, outputIsTerminal: false)
         }
+        if command == "waveform" {
+            _ = try WaveformCommand.bars(parsed)
+            _ = try PixelOptions.parse(parsed, format: parsed.string("format") ?? "json")
+        }
+        if ManyFiles.requested(parsed) { _ = try ManyFiles.jobs(parsed) }
     }
 
     /// `command`'s arguments parsed with its options; an option of another command is

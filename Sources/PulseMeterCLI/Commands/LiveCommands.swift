@@ -47,10 +47,7 @@ enum LiveCommands {
         if let device = a.string("device"), device.isEmpty {
             throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
         }
-        let bitrate = try a.int("bitrate", in: 1...100_000, what: "use a bit rate in kbps, e.g. 32 or 128")
-        if bitrate != nil && record == nil {
-            throw PulsemeterError(.usage, "--bitrate sets the encoder of a recording; add --record FILE")
-        }
+        let bitrate = try RecordingOptions.bitrate(a, record: record)
         let sampleFormat = try RecordingOptions.sampleFormat(a)
         if sampleFormat != .s16 && record == nil {
             throw PulsemeterError(.usage, "--bits sets the sample format of a recording; add --record FILE")

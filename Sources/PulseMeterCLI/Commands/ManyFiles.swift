@@ -45,7 +45,7 @@ enum ManyFiles {
         if a.has("files-from") && a.has("files-from0") {
             throw PulsemeterError(.usage, "--files-from and --files-from0 both given; use one list (--files-from0 is --files-from with -0)")
         }
-        let jobs = try a.int("jobs", in: 1...1024, what: "use 1 to 1024 files at once") ?? OSThread.onlineProcessors
+        let jobs = try self.jobs(a)
         MallocArenas.limit(to: jobs)  // memory flat in the number of files (see MallocArenas)
         let shard = try self.shard(a)
         var reader: PathListReader?
@@ -124,6 +124,11 @@ enum ManyFiles {
     }
 
     /// `--shard K/N` as (K, N), 1 <= K <= N.
+    /// `--jobs N`: files at once; the number of cores when not given.
+    static func jobs(_ a: ParsedArguments) throws(PulsemeterError) -> Int {
+        try a.count("jobs", .jobs, unit: "files at once") ?? OSThread.onlineProcessors
+    }
+
     static func shard(_ a: ParsedArguments) throws(PulsemeterError) -> (index: Int, count: Int)? {
         guard let raw = a.string("shard") else { return nil }
         let parts = raw.split(separator: "/", omittingEmptySubsequences: false)

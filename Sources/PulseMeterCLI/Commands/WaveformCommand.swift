@@ -16,10 +16,15 @@ enum WaveformCommand {
         OptionSpec("-h", "--help", value: false),
     ] + RawInput.specs + ManyFiles.specs
 
+    /// `--bars N`, or the default.
+    static func bars(_ a: ParsedArguments) throws(PulsemeterError) -> Int {
+        try a.count("bars", .bars, unit: "bars") ?? CountLimit.bars.defaultValue!
+    }
+
     static func run(_ a: ParsedArguments) throws -> Int32 {
         let many = ManyFiles.requested(a)
         if !many { _ = try a.requirePositionals(["FILE|-"]) }
-        let bars = try a.int("bars", in: 1...1_000_000, what: "use 1 to 1000000 bars") ?? 64
+        let bars = try self.bars(a)
         let format = try a.choice("format", ["json", "svg", "ansi"] + PixelOptions.formats) ?? "json"
         if many && format != "json" {
             throw PulsemeterError(.usage, "--format \(format) is not allowed with many files: they give one JSON line each; drop --format")

@@ -115,6 +115,20 @@ public struct ParsedArguments: Sendable {
         return v
     }
 
+    /// A whole-number option within `limit`'s range; the message says "use LO to HI UNIT".
+    public func count(_ key: String, _ limit: CountLimit, unit: String) throws(PulsemeterError) -> Int? {
+        try int(key, in: limit.range, what: "use \(limit.range.lowerBound) to \(limit.range.upperBound) \(unit)")
+    }
+
+    /// A whole-number option that is one of `values`.
+    public func int(_ key: String, oneOf allowed: [Int], what: String) throws(PulsemeterError) -> Int? {
+        guard let raw = values[key] else { return nil }
+        guard let v = Int(raw), allowed.contains(v) else {
+            throw PulsemeterError(.usage, "--\(key) \(quoted(raw)) is not allowed: \(what)")
+        }
+        return v
+    }
+
     /// A finite number option accepted by `valid`.
     public func double(_ key: String, what: String, valid: (Double) -> Bool = { _ in true }) throws(PulsemeterError) -> Double? {
         guard let raw = values[key] else { return nil }

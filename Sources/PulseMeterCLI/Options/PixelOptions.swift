@@ -26,15 +26,14 @@ struct PixelOptions: Equatable {
             }
             return nil
         }
-        let bits = try a.int("bits", in: 8...16, what: "use 8 or 16") ?? 16
-        guard bits == 8 || bits == 16 else {
-            throw PulsemeterError(.usage, "--bits \(bits) is not allowed: use 8 or 16")
-        }
+        let allowed = WaveformDataWriter.Format.allowedBits
+        let bits = try a.int("bits", oneOf: allowed, what: "use \(allowed.map(String.init).joined(separator: " or "))")
+            ?? WaveformDataWriter.Format.defaultBits
         if format == "peaks", a.has("bits") {
             throw PulsemeterError(.usage, "--bits is not allowed with --format peaks: peaks are floats; use --format dat or audiowaveform-json")
         }
-        let pps = try a.int("pixels-per-second", in: 1...1_000_000, what: "use 1 to 1000000 pixels per second")
-        let spp = try a.int("samples-per-pixel", in: 1...1_000_000_000, what: "use 1 to 1000000000 frames per pixel")
+        let pps = try a.count("pixels-per-second", .pixelsPerSecond, unit: "pixels per second")
+        let spp = try a.count("samples-per-pixel", .samplesPerPixel, unit: "frames per pixel")
         if pps != nil && spp != nil {
             throw PulsemeterError(.usage, "--pixels-per-second and --samples-per-pixel are not allowed together: give one")
         }

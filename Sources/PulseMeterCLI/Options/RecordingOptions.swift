@@ -11,11 +11,20 @@ enum RecordingOptions {
 
     /// `--keep N` (with --split or --trigger): the newest files kept; nil: all.
     static func keep(_ a: ParsedArguments) throws(PulsemeterError) -> Int? {
-        guard let n = try a.int("keep", in: 1...1_000_000, what: "use a number of files from 1 to 1000000") else { return nil }
+        guard let n = try a.count("keep", .keepFiles, unit: "files") else { return nil }
         guard a.has("split") || a.has("trigger") else {
             throw PulsemeterError(.usage, "--keep applies to the files of --split or --trigger; add one of them")
         }
         return n
+    }
+
+    /// `--bitrate KBPS` (record, monitor --record): the lossy encoder's bit rate; nil: its own.
+    static func bitrate(_ a: ParsedArguments, record: FilePath?) throws(PulsemeterError) -> Int? {
+        let bitrate = try a.count("bitrate", .bitrateKbps, unit: "kbps, e.g. 32 or 128")
+        if bitrate != nil && record == nil {
+            throw PulsemeterError(.usage, "--bitrate sets the encoder of a recording; add --record FILE")
+        }
+        return bitrate
     }
 
     /// `--split` given with `--trigger`: takes longer than the split length go on in a new file.

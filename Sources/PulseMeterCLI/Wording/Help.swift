@@ -255,12 +255,12 @@ enum Help {
         rms_db and peak_db are of the mono mix; levels = clamp((rms_db - floor) / -floor, 0, 1).
 
         options:
-          -n, --bars N           number of bars                  [64]
+          -n, --bars N           number of bars                  [\(CountLimit.bars.defaultValue!)]
           -f, --format FMT       json, svg, ansi, dat, audiowaveform-json or peaks   [json]
               --floor DB         level that reads 0              [\(n(Decibels.defaultLevelFloor))]
               --normalize        levels scaled so the loudest bar is 1.0
           dat, audiowaveform-json, peaks (min/max pixels for waveform players):
-              --bits 8|16        dat and audiowaveform-json resolution   [16]
+              --bits \(WaveformDataWriter.Format.allowedBits.map(String.init).joined(separator: "|"))        dat and audiowaveform-json resolution   [\(WaveformDataWriter.Format.defaultBits)]
               --pixels-per-second N | --samples-per-pixel N   pixel spacing   [the --bars bars]
               --split-channels   a min/max pair per channel, not the mono mix
           -o, --output PATH      write there instead of stdout
