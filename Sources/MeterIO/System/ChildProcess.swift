@@ -54,27 +54,6 @@ public final class ChildProcess: @unchecked Sendable {
     private let collector = StderrCollector()
     private var termination: Termination?
 
-    /// The child's stderr, filled by the collector thread: the last 16 KiB, and a semaphore
-    /// signalled when the child closed it.
-    private final class StderrCollector: Sendable {
-        let tail = Mutex<[UInt8]>([])
-        let done = Wakeup()
-
-        func collect(_ fd: Int32) {
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = chunk.withUnsafeMutableBytes { buf in SystemCall.retryingInterrupted { Glibc.read(fd, buf.baseAddress, 4096) } }
-                if n <= 0 { break }
-                tail.withLock { t in
-                    t += chunk[0..<n]
-                    if t.count > 16384 { t.removeFirst(t.count - 16384) }
-                }
-            }
-            Glibc.close(fd)
-            done.signal()
-        }
-    }
-
     /// The full path of `name` on `PATH` (as `execvp` would find it), nil when it is not there.
     public static func find(_ name: String, searchPath: String? = nil) -> String? {
         if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
