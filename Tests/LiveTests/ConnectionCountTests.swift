@@ -12,14 +12,15 @@ extension LiveSuite {
             return out.split(separator: "\n").compactMap { Int($0.split(separator: "\t").first ?? "") }.max() ?? -1
         }
 
-        /// The client indexes of "Event 'new' on client #N" lines read until client `last`'s.
-        static func newClients(_ watcher: Subprocess, until last: Int) -> [Int] {
+        /// The client indexes of "Event 'new' on client #N" lines read until client `last`'s
+        /// (at most `timeout` s).
+        static func newClients(_ watcher: Subprocess, until last: Int, timeout: Double = 15) -> [Int] {
             var seen: [Int] = []
             _ = watcher.readLines(until: { line in
                 guard line.contains("'new' on client #"), let n = Int(line.split(separator: "#").last ?? "") else { return false }
                 seen.append(n)
                 return n >= last
-            }, timeout: 15)
+            }, timeout: timeout)
             return seen
         }
 
@@ -27,11 +28,12 @@ extension LiveSuite {
         static func connections(_ args: [String], server: PulseServer) throws -> [Int] {
             let watcher = try Subprocess(["pactl", "subscribe"], env: ["PULSE_SERVER": server.address])
             defer { watcher.kill() }
-            // A marker client, until the watcher reports one: it is then subscribed.
+            // A marker client, until the watcher reports one: it is then subscribed (a marker
+            // that connected before the subscription is never reported: the next one is).
             var before = -1
             for _ in 0..<50 where before < 0 {
                 let marker = try newestClient(server)
-                if newClients(watcher, until: marker).contains(marker) { before = marker }
+                if newClients(watcher, until: marker, timeout: 0.5).contains(marker) { before = marker }
             }
             try #require(before >= 0, "pactl subscribe reported no client")
             let p = try pulsemeter(args, server: server)

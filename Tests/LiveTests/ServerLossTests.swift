@@ -155,10 +155,13 @@ extension LiveSuite {
             let tone = dir + "/tone.wav"
             try writeWav(TestSignal.make(frames: 24_000, seed: 50), to: tone)
             try server.stopSessionManager()
-            for args in [["monitor", "-d", "vsink.monitor", "--duration", "0.5"], ["monitor", "--duration", "0.5"],
-                         ["record", file, "-d", "vsink.monitor", "--duration", "0.5"], ["play", tone, "-d", "vsink"]] {
-                let t0 = monotonic()
-                let p = try pulsemeter(args + ["-f", "ndjson"], server: server)
+            // All four at once: on PipeWire each waits out the start timeout.
+            let runs = try [["monitor", "-d", "vsink.monitor", "--duration", "0.5"], ["monitor", "--duration", "0.5"],
+                            ["record", file, "-d", "vsink.monitor", "--duration", "0.5"], ["play", tone, "-d", "vsink"]].map { args in
+                (args: args, t0: monotonic(), p: try pulsemeter(args + ["-f", "ndjson"], server: server))
+            }
+            defer { for r in runs { r.p.kill() } }
+            for (args, t0, p) in runs {
                 let out = p.readToEnd(timeout: 20)
                 let status = p.wait(timeout: 5)
                 let took = monotonic() - t0
@@ -174,7 +177,6 @@ extension LiveSuite {
                     // PulseAudio needs no session manager: the same runs start and finish.
                     #expect(status == 0, "\(args): stderr: \(p.stderrText)")
                     #expect(out.last.map { (try? JSONLine($0))?.type } == "end", "\(args)")
-                    try? FileManager.default.removeItem(atPath: file)
                 }
             }
         }

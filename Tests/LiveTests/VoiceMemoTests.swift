@@ -68,9 +68,8 @@ extension LiveSuite {
             // one big-endian container prove them.
             + ["wav", "aiff"].flatMap { [("32", $0), ("float", $0)] }
 
-        @Test("record --bits: the file holds the captured samples bit for bit, as libsndfile and ffmpeg read it",
-              arguments: bitsCases)
-        func bitsBitExact(bits: String, ext: String) throws {
+        @Test("record --bits: the file holds the captured samples bit for bit, as libsndfile and ffmpeg read it (every case recorded at once)")
+        func bitsBitExact() throws {
             let server = try Live.server()
             let dir = try Live.tempDir("bits")
             defer { Live.removeTree(dir) }
@@ -78,23 +77,35 @@ extension LiveSuite {
             // The fed signal, with both rails in it: the conversions from s16 are exact.
             var input = TestSignal.make(frames: frames, seed: 26)
             input[200] = .max; input[201] = .min; input[402] = .min; input[403] = .max
-            let file = dir + "/b." + ext
-            let (p, _) = try LiveSuite.startRecording(
-                file, ["--bits", bits, "--duration", server.feedDurationArgument(frames: frames)], server: server)
+            var running: [(bits: String, file: String, p: Subprocess)] = []
+            defer { for r in running { r.p.kill() } }
+            for (bits, ext) in Self.bitsCases {
+                let file = dir + "/b-\(bits)." + ext
+                let (p, _) = try LiveSuite.startRecording(
+                    file, ["--bits", bits, "--duration", server.feedDurationArgument(frames: frames)], server: server)
+                running.append((bits, file, p))
+            }
             let feeder = server.startFeeding(input, speed: nil)
             defer { server.stopFeeding(feeder) }
-            let lines = try parseLines(p.readToEnd(timeout: 60))
-            #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
-            let end = try #require(lines.last)
-            #expect(end.type == "end" && end.int("recorded_frames") == server.feedDuration(frames: frames))
+            for (bits, file, p) in running {
+                let lines = try parseLines(p.readToEnd(timeout: 60))
+                #expect(p.wait(timeout: 5) == 0, "\(file): stderr: \(p.stderrText)")
+                let end = try #require(lines.last)
+                #expect(end.type == "end" && end.int("recorded_frames") == server.feedDuration(frames: frames), "\(file)")
+                try Self.checkBits(file, bits: bits, input: input, server: server)
+            }
+        }
 
+        /// libsndfile (the subtype, then the samples) and ffmpeg read `file` as the fed s16
+        /// samples scaled exactly.
+        static func checkBits(_ file: String, bits: String, input: [Int16], server: PulseServer) throws {
             // libsndfile, through its own C API: the subtype, then the samples.
             var info = SF_INFO()
             let h = try #require(sf_open(file, Int32(SFM_READ), &info), "libsndfile cannot open \(file)")
             defer { sf_close(h) }
             let subtype = info.format & Int32(SF_FORMAT_SUBMASK)
             let wantSubtype = bits == "24" ? SF_FORMAT_PCM_24 : (bits == "32" ? SF_FORMAT_PCM_32 : SF_FORMAT_FLOAT)
-            #expect(subtype == Int32(wantSubtype), "subtype \(subtype)")
+            #expect(subtype == Int32(wantSubtype), "\(file): subtype \(subtype)")
             #expect(info.channels == 2 && info.samplerate == 48000)
             let n = Int(info.frames) * 2
             var viaSndfile: [Int16]?
@@ -108,10 +119,10 @@ extension LiveSuite {
                 viaSndfile = Self.exactS16(ints: i)
             }
             let s = try #require(viaSndfile, "libsndfile reads samples that are not the fed s16 ones scaled exactly")
-            #expect(fedAudioProblem(s, [input], server: server) == nil, "libsndfile: \(fedAudioProblem(s, [input], server: server) ?? "")")
+            #expect(fedAudioProblem(s, [input], server: server) == nil, "\(file), libsndfile: \(fedAudioProblem(s, [input], server: server) ?? "")")
 
             // ffmpeg, decoding on its own.
-            let raw = dir + "/ff.raw"
+            let raw = file + ".raw"
             let ff = try run(["ffmpeg", "-nostdin", "-v", "error", "-i", "file:" + file, "-f", bits == "float" ? "f32le" : "s32le", "file:" + raw], timeout: 60)
             #expect(ff.status == 0, "ffmpeg: \(ff.stderr)")
             let data = try Data(contentsOf: URL(fileURLWithPath: raw))
@@ -119,7 +130,7 @@ extension LiveSuite {
                 ? data.withUnsafeBytes { Self.exactS16(floats: Array($0.bindMemory(to: Float.self))) }
                 : data.withUnsafeBytes { Self.exactS16(ints: Array($0.bindMemory(to: Int32.self))) }
             let f = try #require(viaFFmpeg, "ffmpeg reads samples that are not the fed s16 ones scaled exactly")
-            #expect(f == s, "ffmpeg and libsndfile disagree")
+            #expect(f == s, "\(file): ffmpeg and libsndfile disagree")
         }
 
         /// 32-bit samples that are s16 ones shifted up 16 bits, back to s16; nil if any is not.
