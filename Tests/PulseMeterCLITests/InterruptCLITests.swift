@@ -48,9 +48,30 @@ import Waiting
             }
         }
 
-        /// Signals, reads stdout and stderr to their end and waits for the exit status.
-        func stop(with signal: Int32) -> (status: Int32, lines: [String], stderr: String) {
-            kill(process.processIdentifier, signal)
+        /// The id of the tool's thread named `name` (`/proc/PID/task/TID/comm`), once it runs.
+        func thread(named name: String) -> pid_t? {
+            let pid = process.processIdentifier
+            return Wait.value(timeout: 10, interval: 0.005, {
+                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+                return tasks.first { tid in
+                    (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8))?
+                        .trimmingCharacters(in: .whitespacesAndNewlines) == name
+                }.flatMap { pid_t($0) }
+            }, until: { $0 != nil }) ?? nil
+        }
+
+        /// Signals the process, reads stdout and stderr to their end and waits for the exit
+        /// status. With `thread`, the signal goes by that thread's id: the kernel gives a
+        /// process's signal to any of its threads, and to the one whose id `kill(2)` names when
+        /// it can take it.
+        /// A run still going 20 s after the signal is killed (SIGKILL): the test fails on its
+        /// status rather than hang.
+        func stop(with signal: Int32, thread: pid_t? = nil) -> (status: Int32, lines: [String], stderr: String) {
+            kill(thread ?? process.processIdentifier, signal)
+            nonisolated(unsafe) let running = process
+            Thread.detachNewThread {
+                if !Wait.until(timeout: 20, interval: 0.05, { !running.isRunning }) { kill(running.processIdentifier, SIGKILL) }
+            }
             collected += output.fileHandleForReading.readDataToEndOfFile()
             let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             try? input.fileHandleForWriting.close()
@@ -85,6 +106,26 @@ import Waiting
         #expect(end["type"] as? String == "end" && Tool.int(end["pos"]) == 48000, "\(r.lines.last ?? "")")
         #expect(end["complete"] as? Bool == false)
         #expect(r.stderr == "pulsemeter: interrupted at 1.0 s of stdin; the end line covers what was read and says \"complete\":false\n")
+    }
+
+    /// The signal reaches a thread other than the one blocked reading stdin (here: the
+    /// signal watcher's own): the read ends all the same, for analyze (which meters stdin as
+    /// it comes) and waveform (which spools it first).
+    @Test func aStopSignalThatReachesAnotherThreadEndsAStalledRead() throws {
+        for command in ["analyze", "waveform"] {
+            let p = try Running([command, "-", "--raw", "s16le", "-r", "48000", "-c", "2"] + (command == "waveform" ? ["--bars", "4"] : []))
+            p.input.fileHandleForWriting.write(Data(count: 48000 * 4))
+            if command == "analyze" {
+                #expect(p.readAvailable { $0.contains("\"pos\":48000") }, "the frames of the second fed")
+            } else {
+                // The spool has taken it in once the pipe is empty.
+                #expect(p.wait { var n: Int32 = 0; return ioctl(p.input.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &n) == 0 && n == 0 })
+            }
+            let watcher = try #require(p.thread(named: "pm-signals"), "the signal watcher thread runs")
+            let r = p.stop(with: SIGINT, thread: watcher)
+            #expect(r.status == 130, "\(command): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("pulsemeter: interrupted at 1.0 s of stdin"), "\(command): \(r.stderr)")
+        }
     }
 
     @Test(arguments: [SIGINT, SIGTERM, SIGHUP])

@@ -31,8 +31,8 @@ public final class RawPCMReader: SampleBlockSource {
     private var atEnd = false
     private let cancellation: Cancellation?
 
-    /// With `cancellation`, a read interrupted by a signal after it was cancelled ends the
-    /// stream there (a stalled pipe, Ctrl-C) instead of reading on.
+    /// With `cancellation`, cancelling it ends the stream where it is (a stalled pipe, Ctrl-C),
+    /// even while a read waits for input.
     public init(fd: Int32, format: RawSampleFormat, rate: Int, channels: Int, name: String = "stdin",
                 cancellation: Cancellation? = nil) {
         self.cancellation = cancellation
@@ -61,8 +61,7 @@ public final class RawPCMReader: SampleBlockSource {
         // One read(2) at a time, returning as soon as a whole frame is in, so a pipe from a
         // live source (parec) is metered as it arrives.
         while !atEnd {
-            let n = SystemCall.retryingInterrupted({ Glibc.read(fd, bytes + have, want - have) },
-                                                   giveUp: { SystemCall.stopRequested(cancellation) })
+            let n = SystemCall.read(fd, bytes + have, want - have, cancellation: cancellation)
             if n < 0 {
                 if errno == EINTR { atEnd = true; break }
                 throw InputError.readFailed(name: name, reason: errnoText())

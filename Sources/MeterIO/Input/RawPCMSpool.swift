@@ -19,8 +19,8 @@ public final class RawPCMSpool: AudioFileSource {
     private let fd: Int32
     private var reader: RawPCMReader
 
-    /// Copies everything `input` holds into the spool; a read interrupted after `cancellation`
-    /// was cancelled ends the input there.
+    /// Copies everything `input` holds into the spool; cancelling `cancellation` ends the
+    /// input there, even while a read waits for more.
     public init(fd input: Int32, format: RawSampleFormat, rate: Int, channels: Int, name: String = "stdin",
                 cancellation: Cancellation? = nil) throws(InputError) {
         self.format = format
@@ -41,8 +41,7 @@ public final class RawPCMSpool: AudioFileSource {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: block, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            let n = SystemCall.retryingInterrupted({ Glibc.read(input, buffer, block) },
-                                                   giveUp: { SystemCall.stopRequested(cancellation) })
+            let n = SystemCall.read(input, buffer, block, cancellation: cancellation)
             if n < 0 {
                 if errno == EINTR { break }  // given up: stopped
                 let e = errno

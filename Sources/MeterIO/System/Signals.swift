@@ -151,7 +151,7 @@ public enum Signals {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = handler
         sigemptyset(&action.sa_mask)
-        action.sa_flags = 0  // no SA_RESTART: blocking reads return EINTR and see the flag
+        action.sa_flags = 0  // no SA_RESTART: the call the signal interrupted returns EINTR (SystemCall)
         sigaction(sig, &action, nil)
     }
 }

@@ -1,29 +1,39 @@
 import Glibc
 import MeterCore
 
-/// The one EINTR rule for blocking system calls (`read(2)`, `write(2)`): a call interrupted by
-/// a signal is made again, unless `giveUp` says the interruption was a request to stop.
+/// The one EINTR rule for blocking system calls (`read(2)`, `write(2)`, `poll(2)`, `waitpid(2)`):
+/// a call interrupted by a signal is made again; a read that a stop request must end watches
+/// its cancellation instead (`read(_:_:_:cancellation:)`).
 enum SystemCall {
-    /// Returns `call`'s result; when it is -1, `errno` says why (EINTR only when given up).
-    static func retryingInterrupted(_ call: () -> Int, giveUp: () -> Bool = { false }) -> Int {
+    /// Returns `call`'s result, made again while it fails with EINTR; when it is -1, `errno`
+    /// says why.
+    static func retryingInterrupted(_ call: () -> Int) -> Int {
         while true {
             let n = call()
-            if n >= 0 || errno != EINTR || giveUp() { return n }
+            if n >= 0 || errno != EINTR { return n }
         }
     }
 
-    /// For `giveUp` of a call that a stop request should end: true when `cancellation` is
-    /// cancelled. A stop signal's handler only wakes the thread that cancels, so right after
-    /// the EINTR the cancellation may be a moment away: it is waited for (at most 0.1 s, woken
-    /// by `onCancel`) before the call is made again, which would otherwise block for good.
-    static func stopRequested(_ cancellation: Cancellation?) -> Bool {
-        guard let cancellation else { return false }
-        if cancellation.isCancelled { return true }
-        let wake = Wakeup()
-        let registration = cancellation.onCancel { wake.signal() }
-        wake.wait(seconds: 0.1)
-        cancellation.remove(registration)
-        return cancellation.isCancelled
+    /// `read(2)` that a stop request ends, whichever thread the signal reached (the kernel
+    /// gives a process's signal to any thread, so the reading one may never see EINTR): with a
+    /// `cancellation`, the descriptor is watched with `poll(2)` 0.1 s at a time and read once
+    /// data (or its end) is there. Cancelled meanwhile: -1 with errno EINTR, as a read given up.
+    static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, cancellation: Cancellation?) -> Int {
+        guard let cancellation else { return retryingInterrupted { Glibc.read(fd, buffer, count) } }
+        while true {
+            if cancellation.isCancelled {
+                errno = EINTR
+                return -1
+            }
+            var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&watched, 1, 100)
+            if ready > 0 {
+                let n = Glibc.read(fd, buffer, count)
+                if n >= 0 || errno != EINTR { return n }
+            } else if ready < 0 && errno != EINTR {
+                return -1
+            }
+        }
     }
 
     /// Writes all of `bytes` to `fd` (`write(2)`), again after a signal, a partial write or
