@@ -160,12 +160,24 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// the end line is written. Throws the first failure after everything is finished.
     @discardableResult
     public func run(sink: any FrameSink, transform: (any PowerSpectrumTransform)?) throws -> StreamSummary {
-        let pipeline = try MeterPipeline(settings: options.settings, transform: transform, clock: unixSeconds)
+        try run(prepare(sink: sink, transform: transform))
+    }
+
+    /// The analysis of a run, its start line written (`LiveSessionGroup` writes every
+    /// source's before any of them captures).
+    func prepare(sink: any FrameSink, transform: (any PowerSpectrumTransform)?) throws -> LiveAnalysis {
+        let pipeline = try MeterPipeline(settings: options.settings, transform: transform, clock: unixSeconds,
+                                         stream: options.stream)
         if let end = options.durationFrames { pipeline.expectEnd(at: end) }
         var takes: TakeDetector?
         if case .trigger(let t) = options.recordMode, files != nil { takes = TakeDetector(settings: t) }
         let analysis = LiveAnalysis(session: self, sink: sink, pipeline: pipeline, takes: takes)
         analysis.start()
+        return analysis
+    }
+
+    /// The rest of `run` once the start line is out: the threads, the metering, the end.
+    func run(_ analysis: LiveAnalysis) throws -> StreamSummary {
         let wake = cancellation.onCancel { [meter] in meter.nudgeConsumer() }
         defer { cancellation.remove(wake) }
         try startThreads()

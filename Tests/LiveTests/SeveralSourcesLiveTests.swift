@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import Testing
+
+extension LiveSuite {
+    @Suite("several sources side by side")
+    struct SeveralSources {
+        /// The tones' levels: null sink `pm-s1` plays a -6 dBFS sine, `pm-s2` a -20 dBFS one.
+        static let levels = [-6.0, -20.0]
+
+        /// Two 48 kHz null sinks each playing its tone for `body`; everything undone after.
+        static func withTwoTones(_ server: PulseServer, _ body: (_ dir: String) throws -> Void) throws {
+            let dir = try Live.tempDir("several")
+            defer { Live.removeTree(dir) }
+            var modules: [String] = [], players: [Subprocess] = []
+            defer {
+                for p in players { p.kill() }
+                for m in modules { _ = try? run(["pactl", "unload-module", m], env: server.environment) }
+            }
+            for (k, db) in levels.enumerated() {
+                let name = "pm-s\(k + 1)"
+                let load = try run(["pactl", "load-module", "module-null-sink", "sink_name=\(name)", "rate=\(Live.rate)"],
+                                   env: server.environment)
+                #expect(load.status == 0, "\(load.stderr)")
+                modules.append(load.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+                _ = try ChannelNameLive.pactlChannelMap(name + ".monitor", server: server)  // the node exists
+                // 1 kHz and 600 Hz: whole periods in every 50 ms window, so each frame's rms is the tone's.
+                players.append(try server.play(AppSource.tone(rmsDb: db, hz: k == 0 ? 1000 : 600, seconds: 20),
+                                               into: name, dir: dir))
+            }
+            try body(dir)
+        }
+
+        static let devices = ["-d", "pm-s1.monitor", "-d", "pm-s2.monitor"]
+
+        /// Waits until both monitors carry their tones (a player takes a moment to start).
+        static func waitForTones(_ server: PulseServer) throws {
+            let deadline = monotonic() + 10
+            while monotonic() < deadline {
+                let p = try pulsemeter(["monitor"] + devices + ["-f", "ndjson", "--duration", "0.2"], server: server)
+                let ends = try parseLines(p.readToEnd(timeout: 10)).filter { $0.type == "end" }
+                _ = p.wait(timeout: 5)
+                if ends.count == 2, ends.allSatisfy({ e in
+                    abs((e.doubles("rms_db")?.first ?? -999) - levels[e.int("stream") ?? 0]) < 0.1
+                }) { return }
+            }
+            throw LiveSetupError("the two tones did not reach their monitors within 10 s")
+        }
+
+        @Test("two sources metered side by side: a start line each first, every line tagged with its stream, each at its tone's level")
+        func meteredSideBySide() throws {
+            let server = try Live.server()
+            try Self.withTwoTones(server) { _ in
+                try Self.waitForTones(server)
+                let p = try pulsemeter(["monitor"] + Self.devices + ["-f", "ndjson", "--duration", "1"], server: server)
+                let lines = try parseLines(p.readToEnd(timeout: 15))
+                #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+                #expect(lines.prefix(2).map(\.type) == ["start", "start"], "\(lines.prefix(3).map(\.raw))")
+                #expect(lines.prefix(2).map { $0.int("stream") } == [0, 1])
+                #expect(lines.prefix(2).map { $0.string("source") } == ["pm-s1.monitor", "pm-s2.monitor"])
+                #expect(lines.allSatisfy { $0.int("stream") != nil }, "a line without stream")
+                for k in 0..<2 {
+                    let mine = lines.filter { $0.int("stream") == k }
+                    #expect(mine.filter { $0.type == "end" }.count == 1 && mine.last?.type == "end", "stream \(k)")
+                    #expect(mine.last?.int("pos") == Live.rate, "one second each: \(mine.last?.raw ?? "")")
+                    // Every frame whose window lies in the run, within 0.1 dB of the tone's rms.
+                    let rms = mine.filter { $0.type == "frame" && ($0.int("pos") ?? 0) >= Live.rate / 10 }
+                        .flatMap { $0.doubles("rms_db") ?? [] }
+                    let off = rms.filter { abs($0 - Self.levels[k]) >= 0.1 }
+                    #expect(rms.count > 40 && off.count * 10 <= rms.count, "stream \(k): \(off.prefix(8)) of \(rms.count)")
+                }
+            }
+        }
+
+        @Test("record FILE with two sources: x-1.wav and x-2.wav, each its own tone for the whole run")
+        func recordsOneFileEach() throws {
+            let server = try Live.server()
+            try Self.withTwoTones(server) { dir in
+                try Self.waitForTones(server)
+                let file = dir + "/x.wav"
+                let p = try pulsemeter(["record", file] + Self.devices + ["-f", "ndjson", "--duration", "1"], server: server)
+                let lines = try parseLines(p.readToEnd(timeout: 15))
+                #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+                #expect(!FileManager.default.fileExists(atPath: file), "no file of the bare name")
+                for k in 0..<2 {
+                    let path = dir + "/x-\(k + 1).wav"
+                    let end = try #require(lines.first { $0.type == "end" && $0.int("stream") == k })
+                    #expect(end.string("file") == path && end.int("recorded_frames") == Live.rate, "\(end.raw)")
+                    #expect(try soxFrames(path) == Live.rate, "\(path)")
+                    let stats = try run(["sox", path, "-n", "stats"])
+                    let row = try #require(stats.stderr.split(separator: "\n").first { $0.hasPrefix("RMS lev dB") })
+                    let overall = try #require(row.split(separator: " ").compactMap { Double($0) }.first)
+                    #expect(abs(overall - Self.levels[k]) < 0.1, "\(path): sox says \(overall) dB")
+                }
+            }
+        }
+    }
+}
