@@ -47,6 +47,16 @@ extension LiveSuite {
             throw LiveSetupError("the two tones did not reach their monitors within 10 s")
         }
 
+        /// Reads until `count` frames of stream `k` arrived (10 s at most); the lines read.
+        static func readUntil(frames count: Int, of k: Int, _ p: Subprocess) throws -> (lines: [JSONLine], reached: Bool) {
+            var seen = 0
+            let r = p.readLines(until: { line in
+                if line.contains("\"frame\""), (try? JSONLine(line))?.int("stream") == k { seen += 1 }
+                return seen >= count
+            }, timeout: 10)
+            return (try parseLines(r.lines), r.matched)
+        }
+
         @Test("two sources metered side by side: a start line each first, every line tagged with its stream, each at its tone's level")
         func meteredSideBySide() throws {
             let server = try Live.server()
@@ -93,6 +103,34 @@ extension LiveSuite {
                     #expect(abs(overall - Self.levels[k]) < 0.1, "\(path): sox says \(overall) dB")
                 }
             }
+        }
+
+        @Test("--reconnect with two sources: after a server loss the one whose device is back goes on while the other waits for its own")
+        func reconnectsEachOnItsOwn() throws {
+            let server = try PulseServer.startPrivate()
+            defer { server.stop() }
+            let late = ["pactl", "load-module", "module-null-sink", "sink_name=pm-late", "rate=\(Live.rate)"]
+            #expect(try run(late, env: server.environment).status == 0)
+            _ = try ChannelNameLive.pactlChannelMap("pm-late.monitor", server: server)
+            let p = try pulsemeter(["monitor", "-d", "vsink.monitor", "-d", "pm-late.monitor", "--reconnect", "-f", "ndjson"],
+                                   server: server)
+            defer { p.kill() }
+            #expect(try LiveSuite.readUntil(pos: Live.rate / 2, p, timeout: 15).reached, "stderr: \(p.stderrText)")
+            try server.kill9()
+            try server.restart()  // vsink is back, pm-late is not
+            let first = p.readLines(until: { $0.contains("\"gap\"") }, timeout: 15)
+            #expect(first.matched && first.lines.last?.contains("\"stream\":0") == true, "\(first.lines.suffix(2))")
+            // Stream 0 goes on (five frames; a fresh PulseAudio null sink's monitor takes a
+            // moment to deliver) while stream 1 waits: no line of stream 1 meanwhile.
+            let going = try Self.readUntil(frames: 5, of: 0, p)
+            #expect(going.reached, "stream 0 goes on; stderr: \(p.stderrText)")
+            #expect(!going.lines.contains { $0.int("stream") == 1 }, "stream 1 waits: \(going.lines.filter { $0.int("stream") == 1 }.map(\.raw))")
+            #expect(try run(late, env: server.environment).status == 0)
+            let second = p.readLines(until: { $0.contains("\"gap\"") }, timeout: 15)
+            #expect(second.matched && second.lines.last?.contains("\"stream\":1") == true, "\(second.lines.suffix(2))")
+            #expect(try Self.readUntil(frames: 1, of: 1, p).reached, "stream 1 metered again")
+            let rest = try ServerLoss.terminate(p)
+            #expect(rest.filter { $0.type == "end" }.compactMap { $0.int("stream") }.sorted() == [0, 1], "an end line each")
         }
     }
 }
