@@ -79,6 +79,19 @@ extension LiveSuite {
                     let off = rms.filter { abs($0 - Self.levels[k]) >= 0.1 }
                     #expect(rms.count > 40 && off.count * 10 <= rms.count, "stream \(k): \(off.prefix(8)) of \(rms.count)")
                 }
+                // The terminal meter: a group of rows headed by each source's name, then each
+                // source's summary line at its level.
+                let ansi = try pulsemeter(["monitor"] + Self.devices + ["-f", "ansi", "--duration", "0.5"],
+                                          server: server, env: ["TERM": "dumb"])
+                let screen = ansi.readToEnd(timeout: 15).joined(separator: "\n")
+                #expect(ansi.wait(timeout: 5) == 0, "stderr: \(ansi.stderrText)")
+                let drawn = screen.components(separatedBy: "\u{1B}[H").dropFirst().dropLast().last ?? ""
+                let heads = ["pm-s1.monitor", "pm-s2.monitor"].map { drawn.range(of: "\($0)  48000 Hz") }
+                #expect(heads[0] != nil && heads[1] != nil && heads[0]!.lowerBound < heads[1]!.lowerBound, "\(drawn)")
+                for (k, db) in Self.levels.enumerated() {
+                    let summary = screen.split(separator: "\n").first { $0.contains("pm-s\(k + 1).monitor: ") }  // the first after the leave sequence
+                    #expect(summary?.contains("L rms \(String(format: "%.1f", db))") == true, "\(summary ?? "no summary")")
+                }
             }
         }
 

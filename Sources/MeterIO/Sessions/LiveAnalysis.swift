@@ -59,7 +59,7 @@ final class LiveAnalysis: @unchecked Sendable {
                 continue
             }
             if !got, let live = sink as? LiveStatusSink {
-                guarded { try live.idle(outage: session.inOutage.load(ordering: .acquiring)) }
+                guarded { try live.idle(outage: session.inOutage.load(ordering: .acquiring), stream: pipeline.stream) }
             }
             // Sleep until the chunks that complete the next hop are in.
             let missing = pipeline.hop - pipeline.pos % pipeline.hop

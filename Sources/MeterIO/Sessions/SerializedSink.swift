@@ -20,7 +20,7 @@ final class SerializedSink: LiveStatusSink, @unchecked Sendable {
     func device(_ change: DeviceChange) throws { try serially { try $0.device(change) } }
     func file(_ event: RecordingFileEvent) throws { try serially { try $0.file(event) } }
     func end(_ summary: StreamSummary) throws { try serially { try $0.end(summary) } }
-    func idle(outage: Bool) throws {
-        try serially { try ($0 as? any LiveStatusSink)?.idle(outage: outage) }
+    func idle(outage: Bool, stream: Int?) throws {
+        try serially { try ($0 as? any LiveStatusSink)?.idle(outage: outage, stream: stream) }
     }
 }
