@@ -32,6 +32,12 @@ import Testing
         Tool.expectError(eight, 69)
     }
 
+    @Test("--listen with several sources: exit 64 before the port is bound")
+    func listen() throws {
+        Tool.expectError(try Self.run(["monitor", "-d", "a", "-d", "b", "--listen", "127.0.0.1:1", "-f", "ndjson"]), 64,
+                         mentions: ["--listen"])
+    }
+
     @Test("an empty -d among several: exit 64")
     func empty() throws {
         Tool.expectError(try Self.run(["monitor", "-d", "mic", "-d", "", "-f", "ndjson"]), 64, mentions: ["--device"])

@@ -40,6 +40,9 @@ enum LiveCommands {
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
         let url = try streamURL(a)
         let given = try LiveSources.devices(a)
+        if given.count > 1 && a.has("listen") {
+            throw PulsemeterError(.usage, "--listen serves one source: give -d once with --listen")
+        }
         let specified = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
         // One server connection finds the native formats and then opens the streams.
         var devices = specified ? nil : try? PulseDevices()
