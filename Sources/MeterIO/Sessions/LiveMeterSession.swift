@@ -177,9 +177,11 @@ public final class LiveMeterSession: @unchecked Sendable {
     }
 
     /// The rest of `run` once the start line is out: the threads, the metering, the end.
-    func run(_ analysis: LiveAnalysis) throws -> StreamSummary {
-        let wake = cancellation.onCancel { [meter] in meter.nudgeConsumer() }
-        defer { cancellation.remove(wake) }
+    /// `wakes`: a cancellation wakes the analysis (false: the caller registered that already,
+    /// as `LiveSessionGroup` does for all its sessions from one thread).
+    func run(_ analysis: LiveAnalysis, wakes: Bool = true) throws -> StreamSummary {
+        let wake = wakes ? cancellation.onCancel { [meter] in meter.nudgeConsumer() } : nil
+        defer { if let wake { cancellation.remove(wake) } }
         try startThreads()
         analysis.meterUntilCaptureEnds()
         let summary = analysis.finish()

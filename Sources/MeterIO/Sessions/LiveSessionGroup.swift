@@ -45,8 +45,11 @@ public final class LiveSessionGroup: Sendable {
         let outcomes = Locked<(results: [Result<StreamSummary, any Error>?], failures: [any Error])>(
             ([Result<StreamSummary, any Error>?](repeating: nil, count: sessions.count), []))
         let finished = Wakeup()
+        // One wake-up for every analysis, registered and removed on this thread only.
+        let wake = cancellation.onCancel { [sessions] in for s in sessions { s.nudge() } }
+        defer { cancellation.remove(wake) }
         let runOne: @Sendable (Int) -> Void = { [sessions, cancellation] k in
-            let result = Result { try sessions[k].run(analyses[k]) }
+            let result = Result { try sessions[k].run(analyses[k], wakes: false) }
             outcomes.withLock { o in
                 o.results[k] = result
                 if case .failure(let e) = result { o.failures.append(e) }

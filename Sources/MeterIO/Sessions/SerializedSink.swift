@@ -3,15 +3,14 @@ import MeterCore
 /// One sink shared by several threads, each call made under one `Locked`, so the sink sees
 /// one caller at a time (the `FrameSink` rule) and every line whole: the analyses of a run
 /// with several live sources, each on its own thread, write through it.
-final class SerializedSink: LiveStatusSink, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `sink` is reached only inside `lock.withLock`.
-    private let sink: any FrameSink
-    private let lock = Locked(())
+final class SerializedSink: LiveStatusSink, Sendable {
+    /// The sink, reached only under the lock.
+    private let sink: Locked<any FrameSink>
 
-    init(_ sink: any FrameSink) { self.sink = sink }
+    init(_ sink: any FrameSink) { self.sink = Locked(sink) }
 
     private func serially(_ body: (any FrameSink) throws -> Void) throws {
-        try lock.withLock { (_: inout Void) throws in try body(sink) }
+        try sink.withLock { (s: inout any FrameSink) throws in try body(s) }
     }
 
     func start(_ info: StreamInfo) throws { try serially { try $0.start(info) } }
