@@ -19,8 +19,9 @@ public final class AnsiLiveSink: LiveStatusSink {
     private var lastDraw = 0.0
     /// Minimum seconds between redraws: frames that arrive faster (catching up) are skipped.
     public var minInterval = 1.0 / 90
-    /// The file of a plain (not split, not triggered) recording: REC for the whole run.
-    public var recordingFile: String?
+    /// The file of each source's plain (not split, not triggered) recording, by stream index
+    /// (0 with one source): REC for the whole run.
+    public var recordingFiles: [Int: String] = [:]
     /// The scrolling level history strip (the recording meter, unless `--no-history`).
     public var showsHistory: Bool {
         get { renderer.history != nil }
@@ -158,7 +159,9 @@ public final class AnsiLiveSink: LiveStatusSink {
         guard active, !views.isEmpty else { return }
         lastDraw = now
         let paused = pause?.isPaused ?? false
-        let statuses = views.map { $0.status(paused: paused, recordingFile: recordingFile, idle: recordingIdleStatus) }
+        let statuses = views.indices.map {
+            views[$0].status(paused: paused, recordingFile: recordingFiles[$0], idle: recordingIdleStatus)
+        }
         if views.count == 1 {
             views[0].renderer.width = renderer.width
             views[0].renderer.height = renderer.height

@@ -94,8 +94,7 @@ enum LiveCommands {
             sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor)])
         }
         defer { server?.finish() }
-        let single = mode == .single && all.count == 1 ? record?.string : nil
-        let (runner, fullSink) = try HookOptions.attach(a, to: sink, recording: single)
+        let (runner, fullSink) = try HookOptions.attach(a, to: sink, recordings: singleRecordings(all))
         hooks = runner
         do {
             try group.run(sink: fullSink) { $0.bands > 0 ? FFTWPowerSpectrum(size: $0.fftSize) : nil }
@@ -103,6 +102,13 @@ enum LiveCommands {
             return 0
         }
         return 0
+    }
+
+    /// Each source's plain recording (not split, not triggered) by stream index: REC throughout.
+    static func singleRecordings(_ all: [LiveOptions]) -> [Int: String] {
+        var files: [Int: String] = [:]
+        for (k, o) in all.enumerated() where o.recordMode == .single { files[k] = o.recordPath?.string }
+        return files
     }
 
     /// --bits needs a recording and is for PulseAudio capture.
@@ -131,7 +137,7 @@ enum LiveCommands {
     static func ansiSink(_ a: ParsedArguments, output: FileDescriptorOutput, record: FilePath?, mode: RecordingPlan.Mode,
                          pause: PauseControl?, group: LiveSessionGroup, cancellation: Cancellation) throws -> AnsiLiveSink {
         let ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize, onQuit: { cancellation.cancel() })
-        if mode == .single && group.sessions.count == 1 { ansi.recordingFile = record?.string }
+        ansi.recordingFiles = singleRecordings(group.sessions.map(\.options))
         ansi.pause = pause
         ansi.showsHistory = record != nil && !a.flag("no-history")
         if case .trigger = mode { ansi.recordingIdleStatus = "waiting for the trigger" }
