@@ -81,6 +81,39 @@ extension LiveSuite {
             #expect(sink.frames.last.map { summary.pos - $0.pos < 1600 } == true)
         }
 
+        /// Every call's kind and stream, in order, unsynchronized: the session group must make
+        /// the calls one at a time (ThreadSanitizer reports it otherwise).
+        final class Calls: FrameSink, @unchecked Sendable {
+            var calls: [(kind: String, stream: Int?)] = []
+            func start(_ info: StreamInfo) throws { calls.append(("start", info.stream)) }
+            func frame(_ frame: MeterFrame) throws { calls.append(("frame", frame.stream)) }
+            func gap(_ gap: StreamGap) throws { calls.append(("gap", gap.stream)) }
+            func device(_ change: DeviceChange) throws { calls.append(("device", change.stream)) }
+            func file(_ event: RecordingFileEvent) throws { calls.append(("file", event.stream)) }
+            func end(_ summary: StreamSummary) throws { calls.append(("end", summary.stream)) }
+        }
+
+        @Test("two live sessions in one group: their start calls first, then both metered to their ends, one call at a time")
+        func sessionGroup() throws {
+            let server = try Live.server()
+            Self.useServer(server)
+            let cancellation = Cancellation()
+            let sessions = try (0..<2).map { k in
+                var o = LiveOptions(device: "vsink.monitor", settings: MeterSettings(fps: 30), durationFrames: 24_000)
+                o.stream = k
+                return try LiveMeterSession(options: o, cancellation: cancellation)
+            }
+            let sink = Calls()
+            let summaries = try LiveSessionGroup(sessions, cancellation: cancellation).run(sink: sink) { _ in nil }
+            #expect(summaries.map(\.pos) == [24_000, 24_000] && summaries.map(\.stream) == [0, 1])
+            #expect(sink.calls.prefix(2).map(\.kind) == ["start", "start"] && sink.calls.prefix(2).map(\.stream) == [0, 1])
+            #expect(sink.calls.filter { $0.kind == "start" }.count == 2)
+            for k in 0..<2 {
+                let mine = sink.calls.filter { $0.stream == k }
+                #expect(mine.filter { $0.kind == "frame" }.count == 15 && mine.last?.kind == "end", "stream \(k)")
+            }
+        }
+
         @Test("playback session: plays a file to the end, metering every hop of it")
         func playbackSession() throws {
             let server = try Live.server()

@@ -22,7 +22,7 @@ import Testing
         let out = Bytes()
         var hooks: [HookLine] = []
         let hookSink = HookSink(kinds: kinds) { hooks.append($0) }
-        hookSink.recordingFile = recording
+        hookSink.recordingFiles = recording.map { [0: $0] } ?? [:]
         let fan = FanOutSink([NDJSONSink(output: out), hookSink])
         try fan.start(StreamInfo(source: "mic", settings: settings(), live: true))
         var quiet = MeterFrame(pos: 8000, ts: 100.5, rmsDb: [-90], peakDb: [-90])
@@ -73,5 +73,27 @@ import Testing
         // The single recording, then (split/trigger lines aside) the file lines' own names.
         #expect(hooks[0].environment["PULSEMETER_FILE"] == "all.flac")
         #expect(hooks[2].environment["PULSEMETER_FILE"] == "take-001.wav")
+    }
+
+    @Test("several sources: each hook line carries its stream, and its source, time and recording are that stream's")
+    func severalStreams() throws {
+        var hooks: [HookLine] = []
+        let sink = HookSink { hooks.append($0) }
+        sink.recordingFiles = [0: "x-1.wav", 1: "x-2.wav"]
+        for (k, (name, rate)) in [("mic", 8000), ("desk.monitor", 16000)].enumerated() {
+            var info = StreamInfo(source: name, settings: MeterSettings(rate: rate, channels: 1), live: true)
+            info.stream = k
+            try sink.start(info)
+        }
+        for k in [1, 0] {
+            var f = MeterFrame(pos: 16000, ts: 100, rmsDb: [-1], peakDb: [0])
+            f.stream = k
+            f.events = [MeterEvent(.clip(channel: 0, samples: 1), pos: 16000)]
+            try sink.frame(f)
+        }
+        #expect(hooks.map { $0.environment["PULSEMETER_SOURCE"] } == ["desk.monitor", "mic"])
+        #expect(hooks.map { $0.environment["PULSEMETER_FILE"] } == ["x-2.wav", "x-1.wav"])
+        #expect(hooks.map { $0.environment["PULSEMETER_T"] } == ["1.0", "2.0"], "16000 frames at each stream's rate")
+        #expect(String(decoding: hooks[0].line, as: UTF8.self).contains("\"stream\":1"))
     }
 }

@@ -5,17 +5,19 @@
 /// The line given to the hook is the NDJSON line the run writes (the same encoder); the
 /// variables mirror its fields: PULSEMETER_TYPE its type, _EVENT its `event` (event and file
 /// lines), _POS its position, _T that position in seconds, _SOURCE the start line's source,
-/// _FILE the file of a `file` line, or the recording the line falls in.
+/// _FILE the file of a `file` line, or the recording the line falls in. With several sources
+/// each line's source, rate and recording are its stream's.
 public final class HookSink: FrameSink {
     private let kinds: Set<HookLine.Kind>
     private let submit: (HookLine) -> Void
     private var encoder = NDJSONEncoder()
     private let number = JSONLineBuilder()
-    private var source = ""
-    private var rate = 1
-    /// The recording being written (a single file, given by the caller; split and trigger
-    /// files follow their `file` lines).
-    public var recordingFile: String?
+    /// Each stream's source and rate (index: the stream, 0 with one source).
+    private var sources: [Int: String] = [:]
+    private var rates: [Int: Int] = [:]
+    /// The recording each stream is writing (index: the stream, 0 with one source): a single
+    /// file, given by the caller; split and trigger files follow their `file` lines.
+    public var recordingFiles: [Int: String] = [:]
 
     public init(kinds: Set<HookLine.Kind> = Set(HookLine.Kind.allCases), submit: @escaping (HookLine) -> Void) {
         self.kinds = kinds
@@ -24,44 +26,49 @@ public final class HookSink: FrameSink {
 
     public func start(_ info: StreamInfo) throws {
         _ = encoder.start(info)  // the encoder learns the rate for `t`
-        source = info.source
-        rate = max(1, info.settings.rate)
+        sources[info.stream ?? 0] = info.source
+        rates[info.stream ?? 0] = max(1, info.settings.rate)
     }
 
     public func frame(_ frame: MeterFrame) throws {
-        for e in frame.events { event(e, ts: frame.ts) }
+        for e in frame.events { event(e, ts: frame.ts, stream: frame.stream) }
     }
 
     public func gap(_ gap: StreamGap) throws {
         guard kinds.contains(.gap) else { return }
-        hand(.gap, encoder.gap(gap), type: "gap", event: nil, pos: gap.pos, file: recordingFile)
+        hand(.gap, encoder.gap(gap), type: "gap", event: nil, pos: gap.pos, stream: gap.stream)
     }
 
     public func device(_ change: DeviceChange) throws {
         guard kinds.contains(.device) else { return }
-        hand(.device, encoder.device(change), type: "device", event: nil, pos: change.pos, file: recordingFile)
+        hand(.device, encoder.device(change), type: "device", event: nil, pos: change.pos, stream: change.stream)
     }
 
     public func file(_ event: RecordingFileEvent) throws {
-        if event.kind == .open { recordingFile = event.file }
+        let k = event.stream ?? 0
+        if event.kind == .open { recordingFiles[k] = event.file }
         if kinds.contains(.file) {
             hand(.file, encoder.file(event), type: "file", event: event.kind == .open ? "open" : "close",
-                 pos: event.pos, file: event.file)
+                 pos: event.pos, stream: event.stream, file: event.file)
         }
-        if event.kind == .close { recordingFile = nil }
+        if event.kind == .close { recordingFiles[k] = nil }
     }
 
     public func end(_ summary: StreamSummary) throws {
-        for e in summary.events { event(e, ts: nil) }
+        for e in summary.events { event(e, ts: nil, stream: summary.stream) }
     }
 
-    private func event(_ e: MeterEvent, ts: Double?) {
+    private func event(_ e: MeterEvent, ts: Double?, stream: Int?) {
         guard let kind = HookLine.Kind(rawValue: e.name), kinds.contains(kind) else { return }
-        hand(kind, encoder.event(e, ts: ts), type: "event", event: e.name, pos: e.pos, file: recordingFile)
+        hand(kind, encoder.event(e, ts: ts, stream: stream), type: "event", event: e.name, pos: e.pos, stream: stream)
     }
 
-    private func hand(_ kind: HookLine.Kind, _ line: [UInt8], type: String, event: String?, pos: Int, file: String?) {
-        let t = Double(pos) / Double(rate)
+    /// `file`: the file line's own; other lines get the recording their stream writes.
+    private func hand(_ kind: HookLine.Kind, _ line: [UInt8], type: String, event: String?, pos: Int, stream: Int?,
+                      file: String? = nil) {
+        let k = stream ?? 0
+        let file = file ?? recordingFiles[k], source = sources[k] ?? ""
+        let t = Double(pos) / Double(rates[k] ?? 1)
         number.reset()
         number.number(t, decimals: 5)
         var env = ["TYPE": type, "POS": String(pos), "T": String(decoding: number.bytes, as: UTF8.self), "SOURCE": source]

@@ -135,11 +135,24 @@ public struct AnsiMeterRenderer {
     /// Renders one frame as a full screen update; `status` goes on the head line (an outage,
     /// the recording's file and time, a take awaited).
     public mutating func render(_ frame: MeterFrame, info: StreamInfo, status: MeterStatus = MeterStatus()) -> String {
+        let lines = rows(frame, info: info, status: status)
+        if width < Self.minimumWidth || height < Self.minimumHeight {
+            return Self.esc + "H" + lines[0] + Self.esc + "K" + Self.esc + "J"
+        }
+        var out = Self.esc + "H"
+        for line in lines { out += line + Self.esc + "K\r\n" }
+        out += Self.esc + "J"
+        return out
+    }
+
+    /// The rows `render` draws, without line ends: at most `height - 1` (the last row stays
+    /// free), or the one compact line below `minimumWidth` x `minimumHeight`.
+    public mutating func rows(_ frame: MeterFrame, info: StreamInfo, status: MeterStatus = MeterStatus()) -> [String] {
         let s = info.settings
         let channels = s.channels
         let held = updateHolds(frame, rate: s.rate)
         if width < Self.minimumWidth || height < Self.minimumHeight {
-            return Self.esc + "H" + compactLine(frame, rate: s.rate, labels: Self.labels(info), status: status) + Self.esc + "K" + Self.esc + "J"
+            return [compactLine(frame, rate: s.rate, labels: Self.labels(info), status: status)]
         }
         let w = width
         var lines: [String] = []
@@ -205,12 +218,7 @@ public struct AnsiMeterRenderer {
                 lines.append(sgr("2") + " Hz " + frequencyAxis(edges, width: max(1, w - gutter)) + sgr("0"))
             }
         }
-        var out = Self.esc + "H"
-        for line in lines.prefix(max(1, usable)) {
-            out += line + Self.esc + "K\r\n"
-        }
-        out += Self.esc + "J"
-        return out
+        return Array(lines.prefix(max(1, usable)))
     }
 
     /// The history strip: one column per level (oldest first, right-aligned in `cells` so the

@@ -48,7 +48,7 @@ public final class HTTPSink: FrameSink, LiveStatusSink {
     }
 
     /// Nothing to do while idle: /metrics asks the session whether audio arrives.
-    public func idle(outage: Bool) throws {}
+    public func idle(outage: Bool, stream: Int?) throws {}
 }
 
 /// The lines an `NDJSONSink` wrote during one call.

@@ -11,20 +11,21 @@ public final class AnsiLiveSink: LiveStatusSink {
     private let output: FileDescriptorOutput
     /// The terminal while the meter runs (stdin read for keys when there is an `onQuit`).
     public let screen: TerminalScreen
+    /// The renderer's settings for each source's view (its size follows the terminal).
     private var renderer: AnsiMeterRenderer
-    private var info: StreamInfo?
+    /// One view per source, by stream index (one without a `stream`).
+    private var views: [AnsiSourceView] = []
     private var active = false
     private var lastDraw = 0.0
-    private var lastFrame: MeterFrame?
-    private var outage = false
     /// Minimum seconds between redraws: frames that arrive faster (catching up) are skipped.
     public var minInterval = 1.0 / 90
-    /// The file of a plain (not split, not triggered) recording: REC for the whole run.
-    public var recordingFile: String?
+    /// The file of each source's plain (not split, not triggered) recording, by stream index
+    /// (0 with one source): REC for the whole run.
+    public var recordingFiles: [Int: String] = [:]
     /// The scrolling level history strip (the recording meter, unless `--no-history`).
     public var showsHistory: Bool {
         get { renderer.history != nil }
-        set { renderer.history = newValue ? LevelHistory() : nil }
+        set { renderer.history = newValue ? LevelHistory() : nil }  // set before the start lines
     }
     /// The recording's pause: space or p toggles it, and the head line says PAUSED while it
     /// is paused (the recorded time stands still).
@@ -47,22 +48,27 @@ public final class AnsiLiveSink: LiveStatusSink {
                                      color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
     }
 
+    /// A start line per source (several: each a group of rows of its own).
     public func start(_ info: StreamInfo) throws {
-        self.info = info
+        let k = info.stream ?? 0
+        while views.count <= k { views.append(AnsiSourceView(renderer: renderer, info: info)) }
+        views[k].info = info
         active = true
         try screen.enter()
         // Draw the empty meter at once: a quiet source may take a while to deliver a frame.
-        if let f = emptyFrame() { try draw(f, now: monotonicSeconds()) }
+        try draw(now: monotonicSeconds())
     }
 
     public func frame(_ frame: MeterFrame) throws {
         pollKeys()
-        renderer.observe(frame)
-        lastFrame = frame
+        let k = frame.stream ?? 0
+        guard k < views.count else { return }
+        views[k].renderer.observe(frame)
+        views[k].lastFrame = frame
         let now = monotonicSeconds()
         let resized = followResize()
         guard resized || now - lastDraw >= minInterval else { return }
-        try draw(frame, now: now)
+        try draw(now: now)
     }
 
     public func gap(_ gap: StreamGap) throws {}
@@ -70,53 +76,39 @@ public final class AnsiLiveSink: LiveStatusSink {
     /// The head line names what is metered now: the new device, or "waiting for NAME" while an
     /// application source has no stream to meter.
     public func device(_ change: DeviceChange) throws {
-        guard info != nil else { return }
+        let k = change.stream ?? 0
+        guard k < views.count else { return }
         let app = AppSelector(device: change.source)
-        info!.source = change.waiting ? "waiting for " + (app?.shown ?? change.source) : change.source
-        if let f = lastFrame ?? emptyFrame() { try draw(f, now: monotonicSeconds()) }
+        views[k].info.source = change.waiting ? "waiting for " + (app?.shown ?? change.source) : change.source
+        try draw(now: monotonicSeconds())
     }
 
     /// What the head line says about the recording when no file is open (a voice-activated
     /// recording between takes: "waiting for the trigger").
     public var recordingIdleStatus: String?
-    private var openFile: String?
-    private var openFilePos = 0
-    /// Capture frames of the open file's span that were paused, and where the current pause
-    /// began: the recorded time counts what the file holds.
-    private var pausedFrames = 0
-    private var pausedAt: Int?
 
     public func file(_ event: RecordingFileEvent) throws {
-        switch event.kind {
-        case .open:
-            openFile = SafeText.terminal(event.file)
-            openFilePos = event.pos
-            pausedFrames = 0
-        case .close:
-            openFile = nil
-            openFilePos = event.pos
-        case .pause:
-            pausedAt = event.pos
-        case .resume:
-            if let p = pausedAt { pausedFrames += max(0, event.pos - max(p, openFilePos)) }
-            pausedAt = nil
-        case .removed:
-            break
-        }
+        let k = event.stream ?? 0
+        if k < views.count { views[k].file(event) }
     }
 
-    public func idle(outage: Bool) throws {
+    public func idle(outage: Bool, stream: Int?) throws {
         pollKeys()
         let resized = followResize()
-        if outage != self.outage || resized {
-            self.outage = outage
-            if let f = lastFrame ?? emptyFrame() { try draw(f, now: monotonicSeconds()) }
+        let k = stream ?? 0
+        guard k < views.count else { return }
+        if outage != views[k].outage || resized {
+            views[k].outage = outage
+            try draw(now: monotonicSeconds())
         }
     }
 
+    /// The summary line of a source (the first end leaves the meter screen).
     public func end(_ summary: StreamSummary) throws {
         restore()
-        guard let info else { return }
+        let k = summary.stream ?? 0
+        guard k < views.count else { return }
+        let info = views[k].info
         var line = "\(SafeText.terminal(info.source)): \(AnsiMeterRenderer.clock(summary.duration))"
         let labels = AnsiMeterRenderer.labels(info)
         for c in 0..<min(summary.rmsDb.count, labels.count) {
@@ -148,7 +140,7 @@ public final class AnsiLiveSink: LiveStatusSink {
         if keys.contains(.quit) { onQuit?() }
         if let pause, keys.contains(.space) {
             pause.toggle()
-            if let f = lastFrame ?? emptyFrame() { try? draw(f, now: monotonicSeconds()) }  // PAUSED at once
+            try? draw(now: monotonicSeconds())  // PAUSED at once
         }
     }
 
@@ -162,27 +154,20 @@ public final class AnsiLiveSink: LiveStatusSink {
         return true
     }
 
-    private func emptyFrame() -> MeterFrame? {
-        guard let info else { return nil }
-        let c = info.settings.channels
-        return MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: c),
-                          peakDb: Array(repeating: Decibels.floor, count: c),
-                          bandsDb: info.bandsHz.map { Array(repeating: Decibels.floor, count: $0.count) })
-    }
-
-    private func draw(_ frame: MeterFrame, now: Double) throws {
-        guard let info, active else { return }
+    /// Every source's meter: one source the whole screen, several a group of rows each.
+    private func draw(now: Double) throws {
+        guard active, !views.isEmpty else { return }
         lastDraw = now
-        var status = MeterStatus(alert: outage ? "RECONNECTING: source lost, waiting for it" : nil)
         let paused = pause?.isPaused ?? false
-        status.paused = paused
-        if let file = openFile ?? recordingFile.map(SafeText.terminal) {
-            status.recordingFile = file
-            let recordedFrames = (pausedAt ?? frame.pos) - openFilePos - pausedFrames
-            status.recordedSeconds = Double(max(0, recordedFrames)) / Double(info.settings.rate)
-        } else {
-            status.waiting = paused ? "PAUSED" : recordingIdleStatus
+        let statuses = views.indices.map {
+            views[$0].status(paused: paused, recordingFile: recordingFiles[$0], idle: recordingIdleStatus)
         }
-        try screen.draw(renderer.render(frame, info: info, status: status))
+        if views.count == 1 {
+            views[0].renderer.width = renderer.width
+            views[0].renderer.height = renderer.height
+            try screen.draw(views[0].renderer.render(views[0].currentFrame, info: views[0].info, status: statuses[0]))
+            return
+        }
+        try screen.draw(AnsiSourceView.screen(&views, statuses: statuses, width: renderer.width, height: renderer.height))
     }
 }

@@ -52,6 +52,13 @@ public struct FileNamer {
         throw OutputError.noFreeName(pattern: pattern)
     }
 
+    /// The name of one of several sources' recordings: `-K` before the extension
+    /// ("x.wav", 2 -> "x-2.wav"; "x" -> "x-2"), a pattern of its own for split or trigger.
+    public static func perSource(_ path: FilePath, position: Int) -> FilePath {
+        let (stem, suffix) = split(path.bytes)
+        return FilePath(bytes: stem + Array("-\(position)".utf8) + suffix)
+    }
+
     /// "-001" ... "-999", then as many digits as needed.
     static func number(_ k: Int) -> [UInt8] {
         let digits = String(k)

@@ -9,7 +9,10 @@ import Synchronization
 /// It sleeps until the chunks that complete the next hop are in, so it wakes about once per
 /// frame it emits and writes that frame at once. A sink that throws stops the run (the capture
 /// ends, the recording is finished) and its error is kept for the end.
-final class LiveAnalysis {
+///
+/// Thread-safety invariant for `@unchecked Sendable`: one thread at a time uses it; it is made
+/// (and writes the start line) on one thread and then handed to the thread that runs it.
+final class LiveAnalysis: @unchecked Sendable {
     private let session: LiveMeterSession
     private let sink: any FrameSink
     private let pipeline: MeterPipeline
@@ -56,7 +59,7 @@ final class LiveAnalysis {
                 continue
             }
             if !got, let live = sink as? LiveStatusSink {
-                guarded { try live.idle(outage: session.inOutage.load(ordering: .acquiring)) }
+                guarded { try live.idle(outage: session.inOutage.load(ordering: .acquiring), stream: pipeline.stream) }
             }
             // Sleep until the chunks that complete the next hop are in.
             let missing = pipeline.hop - pipeline.pos % pipeline.hop
@@ -126,14 +129,23 @@ final class LiveAnalysis {
     }
 
     private func forwardFileEvents() {
-        for e in session.fileEvents.take() { guarded { try sink.file(e) } }
+        for var e in session.fileEvents.take() {
+            e.stream = pipeline.stream
+            guarded { try sink.file(e) }
+        }
     }
 
     /// The gap lines of outages and the device lines of changes at or before `bound`, so each
     /// sits between the frames captured before and after it.
     private func emitGaps(upTo bound: Int) {
-        for g in Self.take(session.gaps, upTo: bound, \.pos) { guarded { try sink.gap(g) } }
-        for d in Self.take(session.deviceChanges, upTo: bound, \.pos) { guarded { try sink.device(d) } }
+        for var g in Self.take(session.gaps, upTo: bound, \.pos) {
+            g.stream = pipeline.stream
+            guarded { try sink.gap(g) }
+        }
+        for var d in Self.take(session.deviceChanges, upTo: bound, \.pos) {
+            d.stream = pipeline.stream
+            guarded { try sink.device(d) }
+        }
     }
 
     /// Removes and returns the entries of `list` at positions up to `bound`.

@@ -160,14 +160,28 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// the end line is written. Throws the first failure after everything is finished.
     @discardableResult
     public func run(sink: any FrameSink, transform: (any PowerSpectrumTransform)?) throws -> StreamSummary {
-        let pipeline = try MeterPipeline(settings: options.settings, transform: transform, clock: unixSeconds)
+        try run(prepare(sink: sink, transform: transform))
+    }
+
+    /// The analysis of a run, its start line written (`LiveSessionGroup` writes every
+    /// source's before any of them captures).
+    func prepare(sink: any FrameSink, transform: (any PowerSpectrumTransform)?) throws -> LiveAnalysis {
+        let pipeline = try MeterPipeline(settings: options.settings, transform: transform, clock: unixSeconds,
+                                         stream: options.stream)
         if let end = options.durationFrames { pipeline.expectEnd(at: end) }
         var takes: TakeDetector?
         if case .trigger(let t) = options.recordMode, files != nil { takes = TakeDetector(settings: t) }
         let analysis = LiveAnalysis(session: self, sink: sink, pipeline: pipeline, takes: takes)
         analysis.start()
-        let wake = cancellation.onCancel { [meter] in meter.nudgeConsumer() }
-        defer { cancellation.remove(wake) }
+        return analysis
+    }
+
+    /// The rest of `run` once the start line is out: the threads, the metering, the end.
+    /// `wakes`: a cancellation wakes the analysis (false: the caller registered that already,
+    /// as `LiveSessionGroup` does for all its sessions from one thread).
+    func run(_ analysis: LiveAnalysis, wakes: Bool = true) throws -> StreamSummary {
+        let wake = wakes ? cancellation.onCancel { [meter] in meter.nudgeConsumer() } : nil
+        defer { if let wake { cancellation.remove(wake) } }
         try startThreads()
         analysis.meterUntilCaptureEnds()
         let summary = analysis.finish()

@@ -27,6 +27,9 @@ public struct LiveOptions: Sendable {
     /// Meter this network stream (through ffmpeg, `ffmpeg` or on PATH) instead of `device`.
     public var url: StreamURL?
     public var ffmpeg: String?
+    /// With several sources in one run: this one's index (0-based, in the order given), on
+    /// every line it emits (the NDJSON `stream` field); nil with one source.
+    public var stream: Int?
 
     public init(device: String? = nil, settings: MeterSettings, durationFrames: Int? = nil,
                 recordPath: FilePath? = nil, reconnect: Bool = false, bitrateKbps: Int? = nil,

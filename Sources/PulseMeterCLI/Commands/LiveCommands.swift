@@ -35,27 +35,21 @@ enum LiveCommands {
         }
     }
 
-    /// monitor / record: live capture through the shared pipeline.
+    /// monitor / record: live capture through the shared pipeline, one session per source
+    /// (`-d` given several times: side by side in one run).
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
         let url = try streamURL(a)
-        let given = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
-        // One server connection finds the native format and then opens the stream.
-        var devices = given ? nil : try? PulseDevices()
-        let settings = try MeterOptions.settings(a, native: given ? nil : nativeSpec(of: a.string("device"), on: devices))
-        let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
-        let mode = try RecordingOptions.mode(a, rate: settings.rate)
-        if let device = a.string("device"), device.isEmpty {
-            throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
+        let given = try LiveSources.devices(a)
+        if given.count > 1 && a.has("listen") {
+            throw PulsemeterError(.usage, "--listen serves one source: give -d once with --listen")
         }
-        let bitrate = try RecordingOptions.bitrate(a, record: record)
-        let sampleFormat = try RecordingOptions.sampleFormat(a)
-        if sampleFormat != .s16 && record == nil {
-            throw PulsemeterError(.usage, "--bits sets the sample format of a recording; add --record FILE")
-        }
-        if sampleFormat != .s16 && url != nil {
-            throw PulsemeterError(.usage, "--bits \(a.string("bits") ?? "") is for PulseAudio capture; a --url stream is decoded to 16-bit samples: drop --bits")
-        }
-        try refuseExisting(record, mode: mode, force: a.flag("force"))
+        let specified = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
+        // One server connection finds the native formats and then opens the streams.
+        var devices = specified ? nil : try? PulseDevices()
+        try LiveSources.refuseSameSource(given, on: devices)
+        var all = try LiveSources.options(a, devices: given, on: devices, native: !specified, record: record)
+        try checkRecordingOptions(a, record: record, url: url, options: all[0])
+        for o in all { try refuseExisting(o.recordPath, mode: o.recordMode, force: a.flag("force")) }
         let levelFloor = try MeterOptions.levelFloor(a)
         // The port is bound before the server is asked anything, so a taken one fails first.
         let listening = try ListenOptions.bind(a)
@@ -64,29 +58,28 @@ enum LiveCommands {
         Signals.installStopHandlers()
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
-        var options = LiveOptions(device: a.string("device"), settings: settings, durationFrames: limit,
-                                  recordPath: record, reconnect: a.flag("reconnect"), bitrateKbps: bitrate, recordMode: mode)
-        options.replaceRecording = a.flag("force")
-        options.sampleFormat = sampleFormat
-        options.takeSplitFrames = try RecordingOptions.takeSplitFrames(a, rate: settings.rate)
-        options.keepFiles = try RecordingOptions.keep(a)
         if record != nil {
-            // Space or p on the meter, SIGUSR1 / SIGUSR2 from scripts.
+            // Space or p on the meter, SIGUSR1 / SIGUSR2 from scripts: every source's recording.
             let pause = PauseControl()
             try Signals.pauseOnSignals(pause)
-            options.pause = pause
+            for k in all.indices { all[k].pause = pause }
         }
-        options.url = url
-        let session = try LiveMeterSession(options: options, devices: devices, cancellation: cancellation,
-                                           continuations: Signals.continuations)
-        devices = nil  // the connection closes: the stream is open
+        for k in all.indices { all[k].url = url }
+        // A stream keeps the connection it opens on: the first reuses this one, the others open their own.
+        let sessions = try all.enumerated().map { k, o in
+            try LiveMeterSession(options: o, devices: k == 0 ? devices : nil, cancellation: cancellation,
+                                 continuations: Signals.continuations)
+        }
+        devices = nil  // the connection closes: the streams are open
+        let group = LiveSessionGroup(sessions, cancellation: cancellation)
+        let mode = all[0].recordMode
         var sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
         case .ndjson: sink = NDJSONSink(output: output, levelFloorDb: levelFloor)
         case .ansi:
-            ansi = try ansiSink(a, output: output, record: record, mode: mode, pause: options.pause, session: session,
-                                cancellation: cancellation)
+            ansi = try ansiSink(a, output: output, record: record, mode: mode, pause: all[0].pause,
+                                group: group, cancellation: cancellation)
             sink = ansi!
         }
         var hooks: HookRunner?
@@ -97,19 +90,36 @@ enum LiveCommands {
         }
         var server: MonitorHTTPServer?
         if let listening {
-            server = try httpServer(listening, record: record, mode: mode, session: session)
+            server = try httpServer(listening, record: record, mode: mode, group: group)
             sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor)])
         }
         defer { server?.finish() }
-        let (runner, fullSink) = try HookOptions.attach(a, to: sink, recording: mode == .single ? record?.string : nil)
+        let (runner, fullSink) = try HookOptions.attach(a, to: sink, recordings: singleRecordings(all))
         hooks = runner
-        let transform = settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
         do {
-            try session.run(sink: fullSink, transform: transform)
+            try group.run(sink: fullSink) { $0.bands > 0 ? FFTWPowerSpectrum(size: $0.fftSize) : nil }
         } catch is OutputClosed {
             return 0
         }
         return 0
+    }
+
+    /// Each source's plain recording (not split, not triggered) by stream index: REC throughout.
+    static func singleRecordings(_ all: [LiveOptions]) -> [Int: String] {
+        var files: [Int: String] = [:]
+        for (k, o) in all.enumerated() where o.recordMode == .single { files[k] = o.recordPath?.string }
+        return files
+    }
+
+    /// --bits needs a recording and is for PulseAudio capture.
+    static func checkRecordingOptions(_ a: ParsedArguments, record: FilePath?, url: StreamURL?,
+                                      options: LiveOptions) throws(PulsemeterError) {
+        if options.sampleFormat != .s16 && record == nil {
+            throw PulsemeterError(.usage, "--bits sets the sample format of a recording; add --record FILE")
+        }
+        if options.sampleFormat != .s16 && url != nil {
+            throw PulsemeterError(.usage, "--bits \(a.string("bits") ?? "") is for PulseAudio capture; a --url stream is decoded to 16-bit samples: drop --bits")
+        }
     }
 
     /// An existing recording is never touched without --force: refused before the server is
@@ -125,19 +135,19 @@ enum LiveCommands {
     /// The live meter on the terminal. q or Esc cancels as Ctrl-C does; Ctrl-Z gives the
     /// terminal back and stops, fg takes it again and redraws.
     static func ansiSink(_ a: ParsedArguments, output: FileDescriptorOutput, record: FilePath?, mode: RecordingPlan.Mode,
-                         pause: PauseControl?, session: LiveMeterSession, cancellation: Cancellation) throws -> AnsiLiveSink {
+                         pause: PauseControl?, group: LiveSessionGroup, cancellation: Cancellation) throws -> AnsiLiveSink {
         let ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize, onQuit: { cancellation.cancel() })
-        if mode == .single { ansi.recordingFile = record?.string }
+        ansi.recordingFiles = singleRecordings(group.sessions.map(\.options))
         ansi.pause = pause
         ansi.showsHistory = record != nil && !a.flag("no-history")
         if case .trigger = mode { ansi.recordingIdleStatus = "waiting for the trigger" }
-        try Signals.handleJobControl(ansi.screen.jobControl(afterContinue: { [session] in session.nudge() }))
+        try Signals.handleJobControl(ansi.screen.jobControl(afterContinue: { [group] in group.nudge() }))
         return ansi
     }
 
     /// `--listen`: the HTTP server beside the run's other sinks, on the socket already bound.
     static func httpServer(_ listening: ListeningSocket, record: FilePath?, mode: RecordingPlan.Mode,
-                           session: LiveMeterSession) throws -> MonitorHTTPServer {
+                           group: LiveSessionGroup) throws -> MonitorHTTPServer {
         let recording: MonitorState.Recording
         switch (record, mode) {
         case (nil, _): recording = .none
@@ -145,7 +155,7 @@ enum LiveCommands {
         default: recording = .continuous
         }
         do {
-            return try MonitorHTTPServer(socket: listening, recording: recording) { [session] in session.progress }
+            return try MonitorHTTPServer(socket: listening, recording: recording) { [group] in group.progress }
         } catch {
             throw ListenOptions.unavailable(error)
         }

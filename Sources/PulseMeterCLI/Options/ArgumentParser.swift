@@ -25,6 +25,9 @@ public struct ParsedArguments: Sendable {
     public private(set) var values: [String: String] = [:]
     public private(set) var flags: Set<String> = []
     public private(set) var positionals: [String] = []
+    /// Every value of each option, in the order given (`-d` may be given several times);
+    /// `values` keeps the last.
+    public private(set) var allValues: [String: [String]] = [:]
     /// The exact bytes of each value and positional.
     private var rawValues: [String: [UInt8]] = [:]
     private var rawPositionals: [[UInt8]] = []
@@ -86,6 +89,7 @@ public struct ParsedArguments: Sendable {
                     i += 1
                 }
                 values[spec.key] = String(decoding: value, as: UTF8.self)
+                allValues[spec.key, default: []].append(values[spec.key]!)
                 rawValues[spec.key] = value
             } else {
                 if inline != nil {
@@ -105,6 +109,8 @@ public struct ParsedArguments: Sendable {
     public func has(_ key: String) -> Bool { values[key] != nil || flags.contains(key) }
     public func flag(_ key: String) -> Bool { flags.contains(key) }
     public func string(_ key: String) -> String? { values[key] }
+    /// Every value given for an option, in order; empty when it is not given.
+    public func strings(_ key: String) -> [String] { allValues[key] ?? [] }
 
     /// An integer option within `range`; the error names the option, the value and the range.
     public func int(_ key: String, in range: ClosedRange<Int>, what: String) throws(PulsemeterError) -> Int? {

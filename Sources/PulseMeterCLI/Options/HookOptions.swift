@@ -40,8 +40,9 @@ enum HookOptions {
     }
 
     /// The hook runner and `sink` with the hook sink beside it (a `FanOutSink`), or nil and
-    /// `sink` itself without `--exec`. `recording` is a single recording's file name.
-    static func attach(_ a: ParsedArguments, to sink: any FrameSink, recording: String? = nil) throws -> (HookRunner?, any FrameSink) {
+    /// `sink` itself without `--exec`. `recordings`: each source's single recording's file name
+    /// (by stream index, 0 with one source).
+    static func attach(_ a: ParsedArguments, to sink: any FrameSink, recordings: [Int: String] = [:]) throws -> (HookRunner?, any FrameSink) {
         guard let kinds = try kinds(a), let command = a.string("exec") else { return (nil, sink) }
         let runner = try HookRunner(command: command, report: { report in
             switch report {
@@ -54,7 +55,7 @@ enum HookOptions {
             }
         })
         let hooks = HookSink(kinds: kinds, submit: { [runner] line in runner.submit(line) })
-        hooks.recordingFile = recording
+        hooks.recordingFiles = recordings
         return (runner, FanOutSink([sink, hooks]))
     }
 

@@ -154,7 +154,8 @@ enum Help {
 
         options:
           -d, --device NAME      source; @DEFAULT_MONITOR@ meters what is playing   [server default]
-                                 app:NAME or app:PID meters what one application plays
+                                 app:NAME or app:PID meters what one application plays;
+                                 given up to 8 times: the sources side by side (NDJSON "stream")
               --url URL          a network stream instead (http, https, Icecast, HLS, rtsp: what
                                  ffmpeg reads), decoded by ffmpeg at -r/-c   [\(n(d.rate)) / \(n(d.channels))]
         \(meterOptions)      --record FILE      also record every captured frame (container from the extension)
@@ -191,6 +192,7 @@ enum Help {
 
         options:
           -d, --device NAME      source                                             [server default]
+                                 given up to 8 times: one file each, FILE-1.EXT, FILE-2.EXT, ...
               --url URL          record a network stream instead (decoded by ffmpeg)
         \(meterOptions)      --reconnect        on server or device loss, wait and resume in the same file
               --floor DB         the level that reads 0 in the frames' level (0..1)   [\(n(Decibels.defaultLevelFloor))]

@@ -1,0 +1,69 @@
+import MeterCore
+import MeterIO
+
+/// The sources of a live run: `-d` given once, several times (metered side by side, each its
+/// own session), or not at all (the server's default); each source's options, and the name
+/// of its recording.
+enum LiveSources {
+    /// The most sources one run meters side by side.
+    static let maxSources = 8
+
+    /// The devices `-d` names, in order; `[nil]` without `-d`. Checked before the server is
+    /// asked anything: an empty name, the same name twice, more than `maxSources`.
+    static func devices(_ a: ParsedArguments) throws(PulsemeterError) -> [String?] {
+        let given = a.strings("device")
+        guard !given.isEmpty else { return [nil] }
+        if given.contains(where: \.isEmpty) {
+            throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
+        }
+        if given.count > maxSources {
+            throw PulsemeterError(.usage, "-d is given \(given.count) times: at most \(maxSources) sources are metered at once")
+        }
+        try refuseRepeated(given.map { $0 })
+        return given
+    }
+
+    /// Two `-d` naming the same device (as given, or resolved to the same source).
+    static func refuseRepeated(_ names: [String?]) throws(PulsemeterError) {
+        for (k, name) in names.enumerated() {
+            guard let name, names[..<k].contains(name) else { continue }
+            throw PulsemeterError(.usage, "-d \(SafeText.terminal(name)) is given twice: name each source once")
+        }
+    }
+
+    /// The same, once the server resolved the names (`-d 1` and `-d NAME` of the same source).
+    static func refuseSameSource(_ given: [String?], on devices: PulseDevices?) throws(PulsemeterError) {
+        guard given.count > 1, let devices else { return }
+        try refuseRepeated(given.map { d in (try? devices.resolve(d, direction: .record))?.name ?? d })
+    }
+
+    /// The recording of source `position` (0-based) of `count`: the name itself with one
+    /// source; with several, `-1`, `-2`, ... (1-based) before the extension (x.wav -> x-1.wav;
+    /// a split or trigger pattern x.wav -> x-1-001.wav).
+    static func recordPath(_ record: FilePath?, position: Int, count: Int) -> FilePath? {
+        guard let record, count > 1 else { return record }
+        return FileNamer.perSource(record, position: position + 1)
+    }
+
+    /// Each source's options: its own native spec (rate, channels), the duration and the
+    /// recording's timing in its own frames, its own recording name, its stream index.
+    static func options(_ a: ParsedArguments, devices given: [String?], on devices: PulseDevices?,
+                        native: Bool, record: FilePath?) throws -> [LiveOptions] {
+        try given.enumerated().map { k, device in
+            let spec = native ? LiveCommands.nativeSpec(of: device, on: devices) : nil
+            let settings = try MeterOptions.settings(a, native: spec)
+            let rate = settings.rate
+            var o = LiveOptions(device: device, settings: settings, durationFrames: try MeterOptions.durationFrames(a, rate: rate),
+                                recordPath: recordPath(record, position: k, count: given.count),
+                                reconnect: a.flag("reconnect"),
+                                bitrateKbps: try RecordingOptions.bitrate(a, record: record),
+                                recordMode: try RecordingOptions.mode(a, rate: rate))
+            o.replaceRecording = a.flag("force")
+            o.sampleFormat = try RecordingOptions.sampleFormat(a)
+            o.takeSplitFrames = try RecordingOptions.takeSplitFrames(a, rate: rate)
+            o.keepFiles = try RecordingOptions.keep(a)
+            o.stream = given.count > 1 ? k : nil
+            return o
+        }
+    }
+}
