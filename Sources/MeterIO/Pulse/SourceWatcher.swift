@@ -58,6 +58,7 @@ final class SourceWatcher: @unchecked Sendable {
 
     deinit {
         stopping.store(true, ordering: .releasing)
+        pulse.stop()  // first: no callback may be the last to let go of the connection
         pulse.wake.signal()
     }
 

@@ -78,9 +78,17 @@ final class ThreadedPulseContext: @unchecked Sendable {
     }
 
     /// Stops the main loop's thread (`pa_threaded_mainloop_stop`): no callback runs after it,
-    /// so the owner may free its streams. Idempotent; never with the lock held.
+    /// so the owner may free its streams. A thread waiting in `finish` is woken and returns (the
+    /// connection counts as lost from then on). Idempotent; never with the lock held.
+    ///
+    /// Owners call it in their `deinit`, before they let go of this object: a callback holds
+    /// the object while it runs, and were its release the last one, `deinit` would run on the
+    /// loop's own thread, where libpulse aborts the process rather than stop the loop.
     func stop() {
-        if !stopped.exchange(true, ordering: .acquiringAndReleasing) { pa_threaded_mainloop_stop(mainloop) }
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        pa_threaded_mainloop_stop(mainloop)
+        lost.store(true, ordering: .releasing)
+        locked { pa_threaded_mainloop_signal(mainloop, 0) }
     }
 
     deinit {
