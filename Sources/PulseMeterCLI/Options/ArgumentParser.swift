@@ -22,12 +22,11 @@ public struct OptionSpec: Sendable {
 /// options that name files (`path`, `positionalPaths`): a file name need not be UTF-8.
 public struct ParsedArguments: Sendable {
     public let command: String
-    public private(set) var values: [String: String] = [:]
+    /// Every value of each option, in the order given (`-d` may be given several times);
+    /// `string` reads the last.
+    public private(set) var values: [String: [String]] = [:]
     public private(set) var flags: Set<String> = []
     public private(set) var positionals: [String] = []
-    /// Every value of each option, in the order given (`-d` may be given several times);
-    /// `values` keeps the last.
-    public private(set) var allValues: [String: [String]] = [:]
     /// The exact bytes of each value and positional.
     private var rawValues: [String: [UInt8]] = [:]
     private var rawPositionals: [[UInt8]] = []
@@ -88,8 +87,7 @@ public struct ParsedArguments: Sendable {
                     value = rawArguments[i]
                     i += 1
                 }
-                values[spec.key] = String(decoding: value, as: UTF8.self)
-                allValues[spec.key, default: []].append(values[spec.key]!)
+                values[spec.key, default: []].append(String(decoding: value, as: UTF8.self))
                 rawValues[spec.key] = value
             } else {
                 if inline != nil {
@@ -108,13 +106,13 @@ public struct ParsedArguments: Sendable {
 
     public func has(_ key: String) -> Bool { values[key] != nil || flags.contains(key) }
     public func flag(_ key: String) -> Bool { flags.contains(key) }
-    public func string(_ key: String) -> String? { values[key] }
+    public func string(_ key: String) -> String? { values[key]?.last }
     /// Every value given for an option, in order; empty when it is not given.
-    public func strings(_ key: String) -> [String] { allValues[key] ?? [] }
+    public func strings(_ key: String) -> [String] { values[key] ?? [] }
 
     /// An integer option within `range`; the error names the option, the value and the range.
     public func int(_ key: String, in range: ClosedRange<Int>, what: String) throws(PulsemeterError) -> Int? {
-        guard let raw = values[key] else { return nil }
+        guard let raw = string(key) else { return nil }
         guard let v = Int(raw), range.contains(v) else {
             throw PulsemeterError(.usage, "--\(key) \(quoted(raw)) is not allowed: \(what)")
         }
@@ -126,9 +124,9 @@ public struct ParsedArguments: Sendable {
         try int(key, in: limit.range, what: "use \(limit.range.lowerBound) to \(limit.range.upperBound) \(unit)")
     }
 
-    /// A whole-number option that is one of `values`.
+    /// A whole-number option that is one of `allowed`.
     public func int(_ key: String, oneOf allowed: [Int], what: String) throws(PulsemeterError) -> Int? {
-        guard let raw = values[key] else { return nil }
+        guard let raw = string(key) else { return nil }
         guard let v = Int(raw), allowed.contains(v) else {
             throw PulsemeterError(.usage, "--\(key) \(quoted(raw)) is not allowed: \(what)")
         }
@@ -137,7 +135,7 @@ public struct ParsedArguments: Sendable {
 
     /// A finite number option accepted by `valid`.
     public func double(_ key: String, what: String, valid: (Double) -> Bool = { _ in true }) throws(PulsemeterError) -> Double? {
-        guard let raw = values[key] else { return nil }
+        guard let raw = string(key) else { return nil }
         guard let v = Double(raw), v.isFinite, valid(v) else {
             throw PulsemeterError(.usage, "--\(key) \(quoted(raw)) is not allowed: \(what)")
         }
@@ -146,7 +144,7 @@ public struct ParsedArguments: Sendable {
 
     /// One of `allowed`.
     public func choice(_ key: String, _ allowed: [String]) throws(PulsemeterError) -> String? {
-        guard let raw = values[key] else { return nil }
+        guard let raw = string(key) else { return nil }
         guard allowed.contains(raw) else {
             throw PulsemeterError(.usage, "--\(key) \(quoted(raw)) is not allowed: use one of \(allowed.joined(separator: ", "))")
         }
