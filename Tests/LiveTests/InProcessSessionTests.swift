@@ -46,7 +46,7 @@ extension LiveSuite {
             let settings = MeterSettings(rate: 48000, channels: 2, fps: 60, bands: 16)
             let duration = server.feedDuration(frames: frames)
             let session = try LiveMeterSession(options: LiveOptions(
-                device: server.feedSource, settings: settings, durationFrames: duration, recordPath: FilePath(file)))
+                device: server.feedSource, settings: ValidSettings(settings), durationFrames: duration, recordPath: FilePath(file)))
             #expect(session.chunkFrames == 800, "one read per 60 fps hop")
             let feeder = server.startFeeding(input, speed: nil)
             defer { server.stopFeeding(feeder) }
@@ -65,7 +65,7 @@ extension LiveSuite {
             let cancellation = Cancellation()
             server.drainFeed()
             let session = try LiveMeterSession(options: LiveOptions(
-                device: server.feedSource, settings: MeterSettings(fps: 30)), cancellation: cancellation)
+                device: server.feedSource, settings: ValidSettings(MeterSettings(fps: 30))), cancellation: cancellation)
             let feeder = server.startFeeding(TestSignal.make(frames: 48000 * 5, seed: 8), speed: 1)
             defer { server.stopFeeding(feeder) }
             let sink = Collect()
@@ -99,7 +99,7 @@ extension LiveSuite {
             Self.useServer(server)
             let cancellation = Cancellation()
             let sessions = try (0..<2).map { k in
-                var o = LiveOptions(device: "vsink.monitor", settings: MeterSettings(fps: 30), durationFrames: 24_000)
+                var o = try LiveOptions(device: "vsink.monitor", settings: ValidSettings(MeterSettings(fps: 30)), durationFrames: 24_000)
                 o.stream = k
                 return try LiveMeterSession(options: o, cancellation: cancellation)
             }

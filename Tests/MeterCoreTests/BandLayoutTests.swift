@@ -92,9 +92,9 @@ import Testing
 
     @Test func settingsValidationUsesLayout() {
         var s = MeterSettings(rate: 8000, channels: 1, bands: 500, fftSize: 256)
-        #expect(throws: SettingError.self) { try s.validate() }
+        #expect(throws: SettingError.self) { _ = try ValidSettings(s) }
         s.bands = 16
-        #expect(throws: Never.self) { try s.validate() }
+        #expect(throws: Never.self) { _ = try ValidSettings(s) }
         // The default fmax: min(16000, 0.95 x Nyquist).
         #expect(s.effectiveFmax == 3800)
         #expect(MeterSettings(rate: 48000).effectiveFmax == 16000)

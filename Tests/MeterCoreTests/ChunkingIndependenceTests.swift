@@ -16,7 +16,7 @@ import Testing
                     spl: SoundLevelSettings? = nil, octaves: Int = 0) throws -> (frames: [MeterFrame], end: StreamSummary) {
         var s = MeterSettings(rate: 48000, channels: channels, fps: 30, windowMs: 50, bands: bands, fftSize: 1024, spl: spl)
         s.octaves = octaves
-        let pipeline = try MeterPipeline(settings: s, transform: bands > 0 ? ReferenceFFT(size: 1024) : nil)
+        let pipeline = try MeterPipeline(settings: ValidSettings(s), transform: bands > 0 ? ReferenceFFT(size: 1024) : nil)
         let sink = CollectingSink()
         try pipeline.run(source: ArraySource(rate: 48000, channels: channels, samples: samples, blockSizes: blocks), sink: sink)
         return (sink.frames, sink.summary!)
@@ -77,7 +77,7 @@ import Testing
     /// in runs of `blocks` (cycled), cut at the gaps' edges.
     static func runWithGaps(_ samples: [Float], channels: Int, settings: MeterSettings,
                             gaps: [Range<Int>], blocks: [Int]) throws -> (frames: [MeterFrame], end: StreamSummary) {
-        let pipeline = try MeterPipeline(settings: settings)
+        let pipeline = try MeterPipeline(settings: ValidSettings(settings))
         var frames: [MeterFrame] = []
         let total = samples.count / channels
         var p = 0, call = 0

@@ -14,8 +14,8 @@ import Testing
         let inline = try ChunkingIndependenceTests.run(samples, channels: 2, blocks: [4096], bands: bands, spl: spl, octaves: octaves)
 
         let transform = bands > 0 ? ReferenceFFT(size: 1024) : nil
-        let pipeline = try MeterPipeline(settings: settings, transform: transform, deferBands: true)
-        let later = try DeferredBands(settings: settings, transform: bands > 0 ? ReferenceFFT(size: 1024) : nil)
+        let pipeline = try MeterPipeline(settings: ValidSettings(settings), transform: transform, deferBands: true)
+        let later = try DeferredBands(settings: ValidSettings(settings), transform: bands > 0 ? ReferenceFFT(size: 1024) : nil)
         let sink = CollectingSink()
         final class Completing: FrameSink {
             let inner: CollectingSink, bands: DeferredBands

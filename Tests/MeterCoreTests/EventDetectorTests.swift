@@ -8,7 +8,7 @@ import Testing
     static func run(_ x: [Float], channels: Int, rate: Int = 48000, events: EventSettings = EventSettings(),
                     blocks: [Int] = [16384]) throws -> CollectingSink {
         let s = MeterSettings(rate: rate, channels: channels, events: events)
-        let p = try MeterPipeline(settings: s)
+        let p = try MeterPipeline(settings: ValidSettings(s))
         let sink = CollectingSink()
         try p.run(source: ArraySource(rate: rate, channels: channels, samples: x, blockSizes: blocks), sink: sink)
         return sink
@@ -70,7 +70,7 @@ import Testing
         #expect(abs((summary.silenceSeconds ?? -1) - durations.reduce(0, +)) < 1e-9)
         let truth = Double(quiet.map(\.count).reduce(0, +)) / Double(rate)
         #expect(abs((summary.silenceSeconds ?? -1) - truth) <= 3 * Double(s.hop + s.window) / Double(rate))
-        let plain = try MeterPipeline(settings: s)
+        let plain = try MeterPipeline(settings: ValidSettings(s))
         let none = CollectingSink()
         try plain.run(source: ArraySource(rate: rate, channels: 2, samples: [0, 0]), sink: none)
         #expect(none.summary?.silenceSeconds == nil, "without --events: no silence total")
@@ -150,7 +150,7 @@ import Testing
         let sink = try Self.run(x, channels: 1, events: EventSettings(clipDb: half))
         #expect(sink.frames.map(\.clipSamples) == [[4]])
         #expect(sink.summary?.clippedSamples == [4])
-        let p = try MeterPipeline(settings: MeterSettings(rate: 48000, channels: 1))
+        let p = try MeterPipeline(settings: ValidSettings(MeterSettings(rate: 48000, channels: 1)))
         let plain = CollectingSink()
         try p.run(source: ArraySource(rate: 48000, channels: 1, samples: x), sink: plain)
         #expect(plain.frames.allSatisfy { $0.events.isEmpty })

@@ -10,7 +10,7 @@ import Testing
 
     static func run(_ x: [Float], settings: MeterSettings, blockSizes: [Int] = [16384],
                     transform: (any PowerSpectrumTransform)? = nil) throws -> CollectingSink {
-        let p = try MeterPipeline(settings: settings, transform: transform)
+        let p = try MeterPipeline(settings: ValidSettings(settings), transform: transform)
         let sink = CollectingSink()
         let source = ArraySource(rate: settings.rate, channels: settings.channels, samples: x, blockSizes: blockSizes)
         try p.run(source: source, sink: sink)
@@ -181,14 +181,14 @@ import Testing
 
     @Test func streamInfoDescribesSettings() throws {
         let settings = MeterSettings(rate: 48000, channels: 2, fps: 30, windowMs: 50, bands: 16)
-        let p = try MeterPipeline(settings: settings, transform: ReferenceFFT(size: 2048))
+        let p = try MeterPipeline(settings: ValidSettings(settings), transform: ReferenceFFT(size: 2048))
         let info = p.streamInfo(source: "x.wav")
         #expect(info.source == "x.wav")
         #expect(info.settings.hop == 1600)
         #expect(info.settings.window == 2400)
         #expect(info.bandsHz?.count == 16)
         #expect(info.live == false)
-        let noBands = try MeterPipeline(settings: MeterSettings())
+        let noBands = try MeterPipeline(settings: ValidSettings(MeterSettings()))
         #expect(noBands.streamInfo(source: "y").bandsHz == nil)
     }
 
@@ -228,17 +228,17 @@ import Testing
             (MeterSettings(rate: 8000, bands: 8, fmax: 4001), SettingError(.fmax, value: 4001, allowed: .frequencyAbove(above: 50, atMost: 4000))),
         ]
         for (s, expected) in bad {
-            #expect(throws: expected, "\(s)") { try s.validate() }
+            #expect(throws: expected, "\(s)") { _ = try ValidSettings(s) }
         }
         // NaN is refused too (it equals nothing, so only the setting is compared).
         do {
-            try MeterSettings(windowMs: .nan).validate()
+            _ = try ValidSettings(MeterSettings(windowMs: .nan))
             Issue.record("accepted a NaN window")
         } catch {
             #expect(error.setting == .window && error.value.isNaN)
         }
-        #expect(throws: Never.self) { try MeterSettings().validate() }
-        #expect(throws: Never.self) { try MeterSettings(rate: 8000, channels: 32, fps: 8000, windowMs: 60000, bands: 8).validate() }
+        #expect(throws: Never.self) { _ = try ValidSettings(MeterSettings()) }
+        #expect(throws: Never.self) { _ = try ValidSettings(MeterSettings(rate: 8000, channels: 32, fps: 8000, windowMs: 60000, bands: 8)) }
     }
 
     /// Drop accounting, step by step (what a live run does when its ring overflows): frames
@@ -246,7 +246,7 @@ import Testing
     /// of what arrived, a hop with none is not emitted, and `dropped` counts every skipped frame.
     @Test func skipKeepsTheGridAndCountsDrops() throws {
         let settings = MeterSettings(rate: 1000, channels: 1, fps: 10, windowMs: 50)  // hop 100
-        let p = try MeterPipeline(settings: settings)
+        let p = try MeterPipeline(settings: ValidSettings(settings))
         var frames: [MeterFrame] = []
         func feed(_ n: Int, _ level: Float) {
             let x = [Float](repeating: level, count: n)

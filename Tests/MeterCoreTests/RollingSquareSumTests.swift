@@ -116,7 +116,7 @@ import Testing
         var x = (0..<rate).map { _ in Float(rng.signed()) }
         x += [Float](repeating: 0, count: rate)
         let settings = MeterSettings(rate: rate, channels: 1, fps: 50, windowMs: 50)
-        let p = try MeterPipeline(settings: settings)
+        let p = try MeterPipeline(settings: ValidSettings(settings))
         var frames: [MeterFrame] = []
         x.withUnsafeBufferPointer { buf in
             p.process(buf.baseAddress!, frames: x.count) { frames.append($0) }

@@ -71,7 +71,7 @@ import Testing
         let freq = bin * Double(rate) / Double(n)
         let amp = 0.5
         let settings = MeterSettings(rate: rate, channels: channels, fps: 30, windowMs: 50, bands: 8, fftSize: n)
-        let p = try MeterPipeline(settings: settings, transform: ReferenceFFT(size: n))
+        let p = try MeterPipeline(settings: ValidSettings(settings), transform: ReferenceFFT(size: n))
         let layout = try BandLayout(settings: settings)
         let band = try #require((0..<layout.count).first { layout.bins(of: $0).contains(Int(bin.rounded())) })
         // Wide band: the window's main lobe (+-2 bins) lies well inside it.
@@ -101,7 +101,7 @@ import Testing
         var rng = SeededRNG(seed: 77)
         for (rate, n, bands) in [(48000, 2048, 16), (44100, 4096, 32), (8000, 512, 8)] {
             let settings = MeterSettings(rate: rate, channels: 2, fps: 10, windowMs: 50, bands: bands, fftSize: n)
-            let p = try MeterPipeline(settings: settings, transform: ReferenceFFT(size: n))
+            let p = try MeterPipeline(settings: ValidSettings(settings), transform: ReferenceFFT(size: n))
             let layout = try BandLayout(settings: settings)
             let frames = rate
             let a = 0.8
@@ -121,7 +121,7 @@ import Testing
 
     @Test func silenceReads160() throws {
         let settings = MeterSettings(rate: 48000, channels: 2, fps: 30, bands: 24, fftSize: 1024)
-        let p = try MeterPipeline(settings: settings, transform: ReferenceFFT(size: 1024))
+        let p = try MeterPipeline(settings: ValidSettings(settings), transform: ReferenceFFT(size: 1024))
         var rng = SeededRNG(seed: 2)
         // Silence from the start, then loud noise, then silence again.
         let silent = [Float](repeating: 0, count: 4800 * 2)

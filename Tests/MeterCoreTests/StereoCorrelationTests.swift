@@ -12,7 +12,7 @@ import Testing
             x[i * channels + 1] = right[i]
             for c in 2..<max(2, channels) { x[i * channels + c] = 0.1 }
         }
-        let pipeline = try MeterPipeline(settings: MeterSettings(rate: 48000, channels: channels))
+        let pipeline = try MeterPipeline(settings: ValidSettings(MeterSettings(rate: 48000, channels: channels)))
         let sink = CollectingSink()
         try pipeline.run(source: ArraySource(rate: 48000, channels: channels, samples: x, blockSizes: [1000, 37]), sink: sink)
         return sink.frames
@@ -40,7 +40,7 @@ import Testing
         let oneSided = try Self.frames(l, [Float](repeating: 0, count: n), channels: 3)
         #expect(oneSided.allSatisfy { $0.correlation == 0 && $0.balanceDb! < -100 })
         // Mono: no stereo fields.
-        let pipeline = try MeterPipeline(settings: MeterSettings(rate: 48000, channels: 1))
+        let pipeline = try MeterPipeline(settings: ValidSettings(MeterSettings(rate: 48000, channels: 1)))
         let sink = CollectingSink()
         try pipeline.run(source: ArraySource(rate: 48000, channels: 1, samples: l), sink: sink)
         #expect(sink.frames.allSatisfy { $0.correlation == nil && $0.balanceDb == nil })

@@ -197,7 +197,7 @@ import Testing
         let rate = 44100
         let samples = LoudnessSignals.programme(seconds: 8, rate: rate, channels: channels)
         let settings = MeterSettings(rate: rate, channels: channels, fps: 30, loudness: true)
-        let pipeline = try MeterPipeline(settings: settings)
+        let pipeline = try MeterPipeline(settings: ValidSettings(settings))
         let ref = LibEBUR128(rate: rate, channels: channels)
         let hop = settings.hop
         var compared = 0
@@ -245,8 +245,8 @@ import Testing
         let rate = 8000
         let samples = LoudnessSignals.sine([(30, -30), (35, -20)], rate: rate)
         let settings = MeterSettings(rate: rate, channels: 2, fps: 2, loudness: true)
-        let live = try MeterPipeline(settings: settings, clock: { 1000 })
-        let file = try MeterPipeline(settings: settings)
+        let live = try MeterPipeline(settings: ValidSettings(settings), clock: { 1000 })
+        let file = try MeterPipeline(settings: ValidSettings(settings))
         var liveFrames: [MeterFrame] = [], fileFrames: [MeterFrame] = []
         samples.withUnsafeBufferPointer { buf in
             live.process(buf.baseAddress!, frames: samples.count / 2) { liveFrames.append($0) }

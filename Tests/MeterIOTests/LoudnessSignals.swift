@@ -69,7 +69,7 @@ enum LoudnessSignals {
                         block: Int = 16384, target: Double? = nil)
         throws -> (frames: [MeterFrame], summary: StreamSummary) {
         let settings = MeterSettings(rate: rate, channels: channels, fps: fps, loudness: true, targetLufs: target)
-        let pipeline = try MeterPipeline(settings: settings)
+        let pipeline = try MeterPipeline(settings: ValidSettings(settings))
         var frames: [MeterFrame] = []
         let total = samples.count / channels
         samples.withUnsafeBufferPointer { buf in

@@ -24,7 +24,7 @@ import Testing
     static func lines(_ paths: [FilePath], threads: SessionDescription.Threads) throws -> [String] {
         let out = Bytes()
         let sources = try paths.map { p in
-            SessionDescription.Source(try AudioFile.open(p), settings: MeterSettings(rate: 48000, channels: 1, fps: 20))
+            try SessionDescription.Source(AudioFile.open(p), settings: ValidSettings(MeterSettings(rate: 48000, channels: 1, fps: 20)))
         }
         try MeterSession(SessionDescription(sources: sources, sinks: [NDJSONSink(output: out)], threads: threads),
                          cancellation: Cancellation()).run()

@@ -84,7 +84,7 @@ import Testing
     @Test func backgroundSinkKeepsOrderAndFinishes() throws {
         let inner = Recording()
         let settings = MeterSettings(rate: 8000, channels: 2, fps: 100)
-        let pipeline = try MeterPipeline(settings: settings)
+        let pipeline = try MeterPipeline(settings: ValidSettings(settings))
         try pipeline.run(source: ReadAheadSource(CountingSource(total: 50_000), blockFrames: 1000),
                          sink: BackgroundSink(inner, depth: 8))
         #expect(inner.ended)
@@ -94,7 +94,7 @@ import Testing
     @Test func backgroundSinkErrorStopsTheRun() throws {
         let inner = Recording()
         inner.failAfter = 10
-        let pipeline = try MeterPipeline(settings: MeterSettings(rate: 8000, channels: 2, fps: 100))
+        let pipeline = try MeterPipeline(settings: ValidSettings(MeterSettings(rate: 8000, channels: 2, fps: 100)))
         #expect(throws: OutputClosed.self) {
             try pipeline.run(source: CountingSource(total: 500_000), sink: BackgroundSink(inner, depth: 4))
         }

@@ -4,7 +4,7 @@ import MeterIO
 @testable import PulseMeterCLI
 import Testing
 
-/// Each meter option is validated in one place, `MeterSettings.validate()`: the command line
+/// Each meter option is validated in one place, `ValidSettings`: the command line
 /// refuses exactly the values the core refuses (it used to keep its own ranges, and they
 /// disagreed on --fps), and words the core's typed error itself.
 @Suite struct SettingValidationTests {
@@ -43,7 +43,7 @@ import Testing
             for text in values {
                 let coreError: SettingError?
                 do {
-                    try Self.settings(option, Double(text)!).validate()
+                    _ = try ValidSettings(Self.settings(option, Double(text)!))
                     coreError = nil
                 } catch {
                     coreError = error

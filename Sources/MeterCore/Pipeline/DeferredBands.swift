@@ -8,15 +8,16 @@ public final class DeferredBands {
     private let octaves: OctaveFilterBank?
 
     /// `transform`: for FFT bands (settings.bands > 0); octave bands need none.
-    public init(settings: MeterSettings, transform: (any PowerSpectrumTransform)?) throws(SettingError) {
+    public init(settings valid: ValidSettings, transform: (any PowerSpectrumTransform)?) {
+        let settings = valid.settings
         if settings.octaves > 0 {
             analyzer = nil
             octaves = OctaveFilterBank(fraction: settings.octaves, rate: settings.rate,
                                        timeWeighting: settings.spl?.timeWeighting ?? .fast,
                                        micCalibration: settings.spl?.micCalibration)
         } else {
-            guard let transform else { preconditionFailure("FFT bands need a transform") }
-            analyzer = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform,
+            guard let transform, let layout = valid.bandLayout else { preconditionFailure("FFT bands need a transform") }
+            analyzer = SpectrumAnalyzer(layout: layout, transform: transform,
                                         micCalibration: settings.spl?.micCalibration)
             octaves = nil
         }

@@ -53,13 +53,14 @@ public final class MeterPipeline {
     private var hopMono: [Float] = []
 
     /// - Parameters:
+    ///   - valid: the settings, checked once where they were made (`ValidSettings`).
     ///   - transform: the FFT for bands (required when settings.bands > 0).
     ///   - clock: Unix time for `ts` on live frames; nil for files.
     ///   - deferBands: leave the band levels to a `DeferredBands` (see `deferBands`).
     ///   - stream: the source's index when a session meters several (see `stream`).
-    public init(settings: MeterSettings, transform: (any PowerSpectrumTransform)? = nil,
-                clock: (() -> Double)? = nil, deferBands: Bool = false, stream: Int? = nil) throws(SettingError) {
-        try settings.validate()
+    public init(settings valid: ValidSettings, transform: (any PowerSpectrumTransform)? = nil,
+                clock: (() -> Double)? = nil, deferBands: Bool = false, stream: Int? = nil) {
+        let settings = valid.settings
         self.settings = settings
         self.deferBands = deferBands && (settings.bands > 0 || settings.octaves > 0)
         self.stream = stream
@@ -80,11 +81,11 @@ public final class MeterPipeline {
             EventDetector(settings: $0, rate: settings.rate, channels: settings.channels, window: settings.window)
         }
         totalPeak = Array(repeating: 0, count: channels)
-        if settings.bands > 0 {
+        if let layout = valid.bandLayout {
             guard let transform, transform.size == settings.fftSize else {
                 preconditionFailure("bands need a transform of size fftSize")
             }
-            spectrum = SpectrumAnalyzer(layout: try BandLayout(settings: settings), transform: transform,
+            spectrum = SpectrumAnalyzer(layout: layout, transform: transform,
                                         micCalibration: settings.spl?.micCalibration)
         } else {
             spectrum = nil

@@ -124,8 +124,9 @@ public struct MeterSettings: Sendable, Equatable {
     }
 
     /// Checks every value against what is allowed, in the order of the settings; the error
-    /// names the setting, its value and what is allowed.
-    public func validate() throws(SettingError) {
+    /// names the setting, its value and what is allowed. Returns the FFT bands' layout (nil
+    /// with bands off), which the last rule needs. `ValidSettings` is what calls it.
+    func validate() throws(SettingError) -> BandLayout? {
         try check(.rate, Double(rate))
         try check(.channels, Double(channels))
         try check(.fps, fps)
@@ -146,9 +147,9 @@ public struct MeterSettings: Sendable, Equatable {
             try check(.splRate, Double(rate))
             if let cal = spl.calibrationDb { try check(.calibration, cal) }
         }
-        guard bands > 0 else { return }
+        guard bands > 0 else { return nil }
         try check(.fmin, fmin)
         try check(.fmax, effectiveFmax)
-        _ = try BandLayout(settings: self)
+        return try BandLayout(settings: self)
     }
 }

@@ -166,8 +166,8 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// The analysis of a run, its start line written (`LiveSessionGroup` writes every
     /// source's before any of them captures).
     func prepare(sink: any FrameSink, transform: (any PowerSpectrumTransform)?) throws -> LiveAnalysis {
-        let pipeline = try MeterPipeline(settings: options.settings, transform: transform, clock: unixSeconds,
-                                         stream: options.stream)
+        let pipeline = MeterPipeline(settings: options.settings, transform: transform, clock: unixSeconds,
+                                     stream: options.stream)
         if let end = options.durationFrames { pipeline.expectEnd(at: end) }
         var takes: TakeDetector?
         if case .trigger(let t) = options.recordMode, files != nil { takes = TakeDetector(settings: t) }

@@ -3,7 +3,7 @@ import MeterCore
 /// What a live run captures and does.
 public struct LiveOptions: Sendable {
     public var device: String?
-    public var settings: MeterSettings
+    public var settings: ValidSettings
     /// Stop after this many captured frames (`--duration`).
     public var durationFrames: Int?
     /// Also record every captured frame here.
@@ -31,7 +31,7 @@ public struct LiveOptions: Sendable {
     /// every line it emits (the NDJSON `stream` field); nil with one source.
     public var stream: Int?
 
-    public init(device: String? = nil, settings: MeterSettings, durationFrames: Int? = nil,
+    public init(device: String? = nil, settings: ValidSettings, durationFrames: Int? = nil,
                 recordPath: FilePath? = nil, reconnect: Bool = false, bitrateKbps: Int? = nil,
                 recordMode: RecordingPlan.Mode = .single) {
         self.device = device

@@ -38,10 +38,10 @@ public final class LiveSessionGroup: Sendable {
     public func run(sink: any FrameSink,
                     transform: (MeterSettings) -> (any PowerSpectrumTransform)?) throws -> [StreamSummary] {
         if sessions.count == 1 {
-            return [try sessions[0].run(sink: sink, transform: transform(sessions[0].options.settings))]
+            return [try sessions[0].run(sink: sink, transform: transform(sessions[0].options.settings.settings))]
         }
         let serial = SerializedSink(sink)
-        let analyses = try sessions.map { try $0.prepare(sink: serial, transform: transform($0.options.settings)) }
+        let analyses = try sessions.map { try $0.prepare(sink: serial, transform: transform($0.options.settings.settings)) }
         let outcomes = Locked<(results: [Result<StreamSummary, any Error>?], failures: [any Error])>(
             ([Result<StreamSummary, any Error>?](repeating: nil, count: sessions.count), []))
         let finished = Wakeup()

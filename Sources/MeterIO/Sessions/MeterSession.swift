@@ -31,7 +31,7 @@ public final class MeterSession {
 
     private var shouldStop: () -> Bool { { [cancellation] in cancellation.isCancelled } }
 
-    private static func transform(_ settings: MeterSettings) -> FFTWPowerSpectrum? {
+    private static func transform(_ settings: ValidSettings) -> FFTWPowerSpectrum? {
         settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
     }
 
@@ -43,14 +43,14 @@ public final class MeterSession {
         let settings = source.settings, sink = description.sink
         let transform = Self.transform(settings)
         guard description.threads == .spread else {
-            let pipeline = try MeterPipeline(settings: settings, transform: transform)
+            let pipeline = MeterPipeline(settings: settings, transform: transform)
             return try pipeline.run(source: Self.limited(source), sink: sink, shouldStop: shouldStop)
         }
         // One FFTW plan: with deferred bands the pipeline never runs it (nor its octave bank);
         // only the output thread does.
         let deferring = transform != nil || settings.octaves > 0
-        let pipeline = try MeterPipeline(settings: settings, transform: transform, deferBands: deferring)
-        let deferred = deferring ? try DeferredBands(settings: settings, transform: transform) : nil
+        let pipeline = MeterPipeline(settings: settings, transform: transform, deferBands: deferring)
+        let deferred = deferring ? DeferredBands(settings: settings, transform: transform) : nil
         // The read-ahead's wake-up is registered with the cancellation (a stalled stdin).
         let readAhead = ReadAheadSource(Self.limited(source), cancellation: cancellation)
         defer { readAhead.stop() }
@@ -67,8 +67,8 @@ public final class MeterSession {
     /// Several sources on this thread, one block of each in turn.
     private func runInTurn(_ sources: [SessionDescription.Source]) throws -> [StreamSummary] {
         let sink = description.sink
-        let runs = try sources.enumerated().map { k, source in
-            try SourceRun(source: Self.limited(source), pipeline: MeterPipeline(
+        let runs = sources.enumerated().map { k, source in
+            SourceRun(source: Self.limited(source), pipeline: MeterPipeline(
                 settings: source.settings, transform: Self.transform(source.settings), stream: k))
         }
         for run in runs { try run.start(into: sink) }

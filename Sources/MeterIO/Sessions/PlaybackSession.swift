@@ -44,20 +44,20 @@ public final class PlaybackSession: @unchecked Sendable {
     private var wake: Cancellation.Registration?
 
     /// Opens the file (`InputError`; through ffmpeg what libsndfile does not read) and a playback
-    /// stream on `device` (`PulseError`). Cancelling
-    /// `cancellation` stops the playback like `stop()`.
-    public init(path: FilePath, device: String?, sink: any FrameSink, settings: MeterSettings? = nil,
+    /// stream on `device` (`PulseError`). `settings` makes the meter settings for the file's
+    /// rate and channel count (what it throws, the init does); by default the defaults.
+    /// Cancelling `cancellation` stops the playback like `stop()`.
+    public init(path: FilePath, device: String?, sink: any FrameSink,
+                settings: (_ rate: Int, _ channels: Int) throws -> ValidSettings = { try ValidSettings(MeterSettings(rate: $0, channels: $1)) },
                 cancellation: Cancellation = Cancellation()) throws {
         self.cancellation = cancellation
         reader = try AudioFile.open(path, cancellation: cancellation)
         rate = reader.rate
         channels = reader.channels
         totalFrames = reader.declaredFrames
-        var s = settings ?? MeterSettings()
-        s.rate = reader.rate
-        s.channels = reader.channels
-        pipeline = try MeterPipeline(settings: s, transform: s.bands > 0 ? FFTWPowerSpectrum(size: s.fftSize) : nil,
-                                     clock: unixSeconds)
+        let s = try settings(reader.rate, reader.channels)
+        pipeline = MeterPipeline(settings: s, transform: s.bands > 0 ? FFTWPowerSpectrum(size: s.fftSize) : nil,
+                                 clock: unixSeconds)
         stream = try PulseStream(direction: .playback, device: device, rate: reader.rate, channels: reader.channels,
                                  name: "pulsemeter play", latencyMs: 50)
         self.sink = sink

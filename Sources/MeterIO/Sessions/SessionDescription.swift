@@ -6,11 +6,11 @@ public struct SessionDescription {
     /// One source of a run: a sound file, an ffmpeg decoder, raw PCM on stdin.
     public struct Source {
         public var input: any SampleBlockSource
-        public var settings: MeterSettings
+        public var settings: ValidSettings
         /// Stop after this many frames (`--duration`); nil: to the end.
         public var limit: Int?
 
-        public init(_ input: any SampleBlockSource, settings: MeterSettings, limit: Int? = nil) {
+        public init(_ input: any SampleBlockSource, settings: ValidSettings, limit: Int? = nil) {
             self.input = input
             self.settings = settings
             self.limit = limit

@@ -20,9 +20,9 @@ enum CalibrateCommand {
         }
         let given = a.string("rate") != nil && a.string("channels") != nil
         var devices = given ? nil : try? PulseDevices()  // one connection: the native format, then the stream
-        var settings = try MeterOptions.read(a, native: given ? nil : LiveCommands.nativeSpec(of: a.string("device"), on: devices))
-        settings.spl = SoundLevelSettings(weighting: .a, timeWeighting: .fast)
-        settings = try MeterOptions.validated(settings, a)
+        var read = try MeterOptions.read(a, native: given ? nil : LiveCommands.nativeSpec(of: a.string("device"), on: devices))
+        read.spl = SoundLevelSettings(weighting: .a, timeWeighting: .fast)
+        let settings = try MeterOptions.validated(read, a)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
             ?? MeterSettings.frames(seconds: CalibrationMeasurement.defaultLimitSeconds, rate: settings.rate)
         Signals.installStopHandlers()

@@ -15,22 +15,27 @@ enum PlayCommand {
         let path = a.positionalPaths[0]
         let output = try OutputChoice.open(a)
         let interactive = try MeterOptions.format(a, outputIsTerminal: output.isTerminal && Terminal.isTerminal(0)) == .ansi
-        var loudness = MeterSettings()
-        try MeterOptions.readLoudness(a, into: &loudness)
-        let settings = try MeterOptions.validated(loudness, a)
+        // --target's value is checked before the file is opened, and the settings once more for
+        // the file's rate and channels, which the session gives.
+        let settingsFor = { (rate: Int, channels: Int) throws(PulsemeterError) -> ValidSettings in
+            var s = MeterSettings(rate: rate, channels: channels)
+            try MeterOptions.readLoudness(a, into: &s)
+            return try MeterOptions.validated(s, a)
+        }
+        let settings = try settingsFor(MeterSettings.defaults.rate, MeterSettings.defaults.channels)
         Signals.installStopHandlers()
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
         if !interactive {
             let session = try PlaybackSession(path: path, device: a.string("device"), sink: NDJSONSink(output: output),
-                                              settings: settings, cancellation: cancellation)
+                                              settings: settingsFor, cancellation: cancellation)
             try session.start()
             do { try session.finish() } catch is OutputClosed { session.stop() }
             return 0
         }
         let levels = try WaveformCommand.compute(path: path, bars: 1024, floorDb: -60).levels
         let latest = LatestFrameSink()
-        let session = try PlaybackSession(path: path, device: a.string("device"), sink: latest, settings: settings,
+        let session = try PlaybackSession(path: path, device: a.string("device"), sink: latest, settings: settingsFor,
                                           cancellation: cancellation)
         let screen = TerminalScreen(output: output, readsKeys: true)
         var renderer = PlayerRenderer(levels: levels, title: path.lastComponent.string, width: screen.columns ?? 80,

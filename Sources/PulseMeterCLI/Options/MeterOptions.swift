@@ -20,7 +20,7 @@ enum MeterOptions {
     ]
 
     /// --spl and its settings, each of which implies it; the rule for the calibration is
-    /// `MeterSettings.validate()`'s.
+    /// `MeterSettings.allowed`'s.
     static func readSoundLevel(_ a: ParsedArguments, into s: inout MeterSettings) throws(PulsemeterError) {
         guard a.flag("spl") || soundLevelSpecs.dropFirst().contains(where: { a.has($0.key) }) else { return }
         var spl = SoundLevelSettings()
@@ -51,7 +51,7 @@ enum MeterOptions {
     static let loudnessSpecs: [OptionSpec] = [OptionSpec("--loudness", value: false), OptionSpec("--target")]
 
     /// Reads --target LUFS and --loudness (which a target implies) into `s`; the rule for the
-    /// target is `MeterSettings.validate()`'s.
+    /// target is `MeterSettings.allowed`'s.
     static func readLoudness(_ a: ParsedArguments, into s: inout MeterSettings) throws(PulsemeterError) {
         s.targetLufs = try value(a, .target, s, as: Double.self)
         s.loudness = a.flag("loudness") || s.targetLufs != nil
@@ -59,9 +59,9 @@ enum MeterOptions {
 
     /// `s` validated, its error worded with the option's value as typed, or, for a default the
     /// user never typed, as the rate being too low for that default.
-    static func validated(_ s: MeterSettings, _ a: ParsedArguments) throws(PulsemeterError) -> MeterSettings {
+    static func validated(_ s: MeterSettings, _ a: ParsedArguments) throws(PulsemeterError) -> ValidSettings {
         do {
-            try s.validate()
+            return try ValidSettings(s)
         } catch {
             let raw = a.string(SettingOption.key(error.setting))
             if raw == nil, error.setting == .fps || error.setting == .fmax || (error.setting == .fmin && !a.has("fmax")) {
@@ -70,14 +70,13 @@ enum MeterOptions {
             // A default the user did not type is said to be one (--fmin 50 with a typed --fmax).
             throw ErrorWording.setting(error, raw: raw, isDefault: raw == nil && [.fps, .fmin, .fmax].contains(error.setting))
         }
-        return s
     }
 
     /// The meter settings for a stream of `rate` Hz and `channels` channels (when the source
     /// decides them) or from --rate/--channels (live capture, raw stdin), which default to
     /// `native` (a live source's own spec; `MeterSettings.defaults` when unknown), validated.
     static func settings(_ a: ParsedArguments, rate: Int? = nil, channels: Int? = nil,
-                         native: (rate: Int, channels: Int)? = nil) throws(PulsemeterError) -> MeterSettings {
+                         native: (rate: Int, channels: Int)? = nil) throws(PulsemeterError) -> ValidSettings {
         try validated(read(a, rate: rate, channels: channels, native: native), a)
     }
 
@@ -146,7 +145,7 @@ enum MeterOptions {
             }
             return nil
         }
-        // The thresholds' rules are `MeterSettings.validate()`'s.
+        // The thresholds' rules are `MeterSettings.allowed`'s.
         var e = EventSettings()
         e.silenceDb = try value(a, .silenceDb, s, as: Double.self) ?? e.silenceDb
         e.silenceMinSeconds = try value(a, .silenceMin, s, as: Double.self) ?? e.silenceMinSeconds
