@@ -44,21 +44,20 @@ extension LiveSuite {
             return newClients(watcher, until: after).filter { $0 > before && $0 < after }
         }
 
-        /// A record stream's own connection, plus the `SourceWatcher`'s (which follows the default
-        /// and keeps a named source where it was asked, on a thread of its own while reads block).
-        static let perRun = 2
+        /// One connection finds the device and its native format, carries the record stream,
+        /// and watches where the stream is (the `SourceWatcher`, following the default or keeping
+        /// a named source, in the same main loop as the reads).
+        static let perRun = 1
 
-        @Test("a live run without -r/-c uses one connection to find the source and its format and to open it, and the watcher one")
+        @Test("a live run without -r/-c uses one connection to find the source and its format, to open it and to watch it")
         func nativeFormatAndStreamShareAConnection() throws {
             let server = try Live.server()
             let clients = try Self.connections(["monitor", "-d", "vsink.monitor", "--duration", "0.2", "-f", "ndjson"],
                                                server: server)
-            // The device and its native format found, then the record stream, on one connection;
-            // the watcher on the other.
             #expect(clients.count == Self.perRun, "clients \(clients)")
         }
 
-        @Test("with -r and -c too: the device resolved and the stream opened on one connection, and the watcher one")
+        @Test("with -r and -c too: the device resolved, the stream opened and watched on one connection")
         func givenFormatConnectsAsOften() throws {
             let server = try Live.server()
             let clients = try Self.connections(["monitor", "-d", "vsink.monitor", "-r", "48000", "-c", "2",

@@ -84,6 +84,7 @@ public final class PulseDevices: @unchecked Sendable {
     }
 
     deinit {
+        pa_context_set_subscribe_callback(context, nil, nil)
         pa_context_disconnect(context)
         pa_context_unref(context)
         pa_mainloop_free(mainloop)
@@ -113,12 +114,32 @@ public final class PulseDevices: @unchecked Sendable {
     }
 
     private func wait(_ op: OpaquePointer?) throws(PulseError) {
+        try finish(op, bounded: true)
+    }
+
+    /// Iterates the main loop until `op` is done; throws when the connection fails, and with
+    /// `bounded` once the connection's deadline passed (`noAnswer`). Unbounded: an operation of
+    /// a long-lived connection (a record stream's `SourceWatcher`), long after that deadline.
+    func finish(_ op: OpaquePointer?, bounded: Bool = false) throws(PulseError) {
         guard let op else { throw connectError() }
         defer { pa_operation_unref(op) }
         while pa_operation_get_state(op) == PA_OPERATION_RUNNING {
             if pa_context_get_state(context) != PA_CONTEXT_READY { throw connectError() }
-            try iterate()
+            if bounded { try iterate() } else { iterate(pollingAtMost: 100_000) }
         }
+    }
+
+    /// Set by every event `subscribe` asked for (in the main loop's dispatch, on the thread
+    /// iterating it); whoever looks again clears it.
+    var changed = false
+
+    /// Asks the server for the events of `mask` (`pa_context_subscribe`); each sets `changed`.
+    /// Events arrive while the owner iterates the main loop (a record stream's reads).
+    func subscribe(_ mask: pa_subscription_mask_t) {
+        pa_context_set_subscribe_callback(context, { _, _, _, ud in
+            Unmanaged<PulseDevices>.fromOpaque(ud!).takeUnretainedValue().changed = true
+        }, Unmanaged.passUnretained(self).toOpaque())
+        if let op = pa_context_subscribe(context, mask, nil, nil) { pa_operation_unref(op) }
     }
 
     /// Collects callback results; passed to C as an unretained pointer that outlives the wait.

@@ -25,7 +25,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
         var name: String, spec: pa_sample_spec, map: pa_channel_map, attr: pa_buffer_attr, timeout: Double
     }
     private let opening: Opening
-    /// Follows the default, keeps a named source (see `SourceWatcher`).
+    /// Follows the default, keeps a named source (see `SourceWatcher`), on this connection.
     private var watcher: SourceWatcher?
     /// Numbers the record streams of this process, so each has a name the watcher can find.
     private static let streams = Atomic<Int>(0)
@@ -55,8 +55,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
             case "@DEFAULT_MONITOR@", "@DEFAULT_SINK@": wanted = .defaultMonitor
             default: wanted = .named(resolved)
             }
-            // Without it the stream still works; it only would not follow or report moves.
-            watcher = try? SourceWatcher(streamName: streamName, wanted: wanted, current: resolved)
+            watcher = SourceWatcher(on: connection, streamName: streamName, wanted: wanted, current: resolved)
         }
     }
 
@@ -89,24 +88,33 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     }
 
     /// The source the stream moved to since the last call, as a device change; nil when it
-    /// stayed. When the default it follows changed and the server did not move the stream
-    /// (PipeWire keeps a stream where it was opened, and cannot move one onto a monitor), the
-    /// stream is connected again on the new device and the old one closed: the reads go on
-    /// from there (the capture thread calls both).
+    /// stayed (the capture thread asks after each read).
     public func takeDeviceChange() -> DeviceChange? {
-        switch watcher?.take() {
-        case nil: return nil
+        watch()
+        defer { change = nil }
+        return change
+    }
+
+    /// A device change not yet taken.
+    private var change: DeviceChange?
+
+    /// Acts on what the watcher saw since it last looked. When the default it follows changed
+    /// and the server did not move the stream (PipeWire keeps a stream where it was opened,
+    /// and cannot move one onto a monitor), the stream is connected again on the new device
+    /// and the old one closed: the reads go on from there. Called between fragments.
+    private func watch() {
+        switch watcher?.poll() {
+        case nil: return
         case .moved(let name):
             device = name
-            return DeviceChange(ts: unixSeconds(), source: name)
         case .follow(let name):
-            guard let s = try? Self.connect(opening, on: connection, device: name) else { return nil }
+            guard let s = try? Self.connect(opening, on: connection, device: name) else { return }
             close(stream)
             stream = s
             device = name
             watcher?.followed(name)
-            return DeviceChange(ts: unixSeconds(), source: name)
         }
+        change = DeviceChange(ts: unixSeconds(), source: device ?? "")
     }
 
     private func close(_ s: OpaquePointer) {
@@ -116,10 +124,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
         pa_stream_unref(s)
     }
 
-    deinit {
-        watcher = nil
-        close(stream)
-    }
+    deinit { close(stream) }
 
     public var captureName: String? { device }
 
@@ -153,6 +158,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
                 if n > 0 { return (data, n, 0) }
             }
             connection.iterate(pollingAtMost: -1)
+            watch()  // an event woke the loop: the stream may be elsewhere now
         }
     }
 
