@@ -41,9 +41,11 @@ extension LiveSuite {
 
             // The recording meter: REC, the file name and the time in the header; the clip lamp
             // on the left channel (at the rail), not on the right (half scale); the dB scale
-            // under the bars; the spectrum's dB axis.
+            // under the bars; the spectrum's dB axis. Waited for whole: a frame is one write, but
+            // the terminal may show its top rows (REC, CLIP) before the spectrum's below them.
             let rows = try tmux.waitFor("rec") { rows in
                 rows.contains { $0.hasPrefix("L ") && $0.contains("CLIP") } && rows.first?.contains("REC") == true
+                    && rows.contains { $0.hasPrefix("-60 ") } && rows.contains { $0.contains("Hz") }
             }
             let screen = rows.joined(separator: "\n")
             let header = try #require(rows.first)
