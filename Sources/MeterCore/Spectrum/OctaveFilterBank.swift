@@ -42,7 +42,8 @@ public final class OctaveFilterBank {
 
     private let stages: [Stage]
     private let decimators: [HalfBandDecimator]
-    /// Per stage, a buffer for its input (stage 0: the caller's) and for one band's output.
+    /// Per stage but the top one, a buffer for its input (the decimator's output); the top
+    /// stage reads the caller's samples where they are.
     private let inputs: [UnsafeMutablePointer<Float>]
     private let blockCapacity = BiquadCascade.blockCapacity
     /// dB added to each band: a microphone's response, subtracted.
@@ -65,7 +66,7 @@ public final class OctaveFilterBank {
         }
         self.stages = stages
         decimators = (1..<max(1, stages.count)).map { _ in HalfBandDecimator() }
-        inputs = stages.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: BiquadCascade.blockCapacity) }
+        inputs = stages.dropFirst().map { _ in UnsafeMutablePointer<Float>.allocate(capacity: BiquadCascade.blockCapacity) }
         corrections = micCalibration.map { cal in layout.bands.map { -cal.response(atHz: $0.mid) } }
             ?? Array(repeating: 0, count: layout.count)
     }
@@ -103,20 +104,20 @@ public final class OctaveFilterBank {
         var done = 0
         while done < n {
             let m = min(n - done, blockCapacity)
-            inputs[0].update(from: mono + done, count: m)
-            run(stage: 0, count: m)
+            run(stage: 0, mono + done, count: m)
             done += m
         }
     }
 
-    private func run(stage index: Int, count m: Int) {
+    /// Stage `index` over `m` samples at `x` (stage 0: the caller's; the others: what the
+    /// decimator before them wrote into their input buffer).
+    private func run(stage index: Int, _ x: UnsafePointer<Float>, count m: Int) {
         let stage = stages[index]
-        let x = UnsafePointer(inputs[index])
         for quad in stage.quads { quad.process(x, count: m, rise: stage.rise) }
         stage.count += m
         if index + 1 < stages.count {
-            let out = decimators[index].process(x, count: m, into: inputs[index + 1])
-            if out > 0 { run(stage: index + 1, count: out) }
+            let out = decimators[index].process(x, count: m, into: inputs[index])
+            if out > 0 { run(stage: index + 1, UnsafePointer(inputs[index]), count: out) }
         }
     }
 
