@@ -38,6 +38,17 @@ import Testing
                          mentions: ["--listen"])
     }
 
+    @Test("play and calibrate take one device: -d twice is exit 64 saying so, before any file or server, not the last one taken",
+          arguments: ["play", "calibrate"])
+    func oneDeviceCommands(command: String) throws {
+        let dir = try TempDir()
+        let file = command == "play" ? [dir.path("missing.wav")] : []
+        let r = try Self.run([command] + file + ["-d", "a", "-d", "b"])
+        Tool.expectError(r, 64, mentions: ["-d", "2 times", command == "play" ? "one sink" : "one source"])
+        // One -d passes that check: play then fails on the missing file (66), calibrate at the connection (69).
+        Tool.expectError(try Self.run([command] + file + ["-d", "a"]), command == "play" ? 66 : 69)
+    }
+
     @Test("an empty -d among several: exit 64")
     func empty() throws {
         Tool.expectError(try Self.run(["monitor", "-d", "mic", "-d", "", "-f", "ndjson"]), 64, mentions: ["--device"])

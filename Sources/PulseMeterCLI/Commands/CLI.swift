@@ -76,7 +76,9 @@ public enum CLI {
             }
             if command != "analyze" { _ = try RecordingOptions.bitrate(parsed, record: parsed.positionalPaths.first ?? parsed.path("record")) }
             _ = try MeterOptions.format(parsed, outputIsTerminal: false)
+            if command != "analyze" { _ = try LiveSources.devices(parsed) }
         }
+        if ["play", "calibrate"].contains(command) { _ = try LiveSources.single(parsed) }
         if command == "waveform" {
             _ = try WaveformCommand.bars(parsed)
             _ = try PixelOptions.parse(parsed, format: parsed.string("format") ?? "json")

@@ -15,12 +15,13 @@ enum CalibrateCommand {
         _ = try a.requirePositionals([])
         let reference = try MeterOptions.checked(a, .calibratorLevel) ?? CalibrationMeasurement.defaultReference
         let steadySeconds = CalibrationMeasurement.steadySeconds
-        if let device = a.string("device"), device.isEmpty {
+        let device = try LiveSources.single(a)
+        if let device, device.isEmpty {
             throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
         }
         let given = a.string("rate") != nil && a.string("channels") != nil
         var devices = given ? nil : try? PulseDevices()  // one connection: the native format, then the stream
-        var read = try MeterOptions.read(a, native: given ? nil : LiveCommands.nativeSpec(of: a.string("device"), on: devices))
+        var read = try MeterOptions.read(a, native: given ? nil : LiveCommands.nativeSpec(of: device, on: devices))
         read.spl = SoundLevelSettings(weighting: .a, timeWeighting: .fast)
         let settings = try MeterOptions.validated(read, a)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
@@ -28,7 +29,7 @@ enum CalibrateCommand {
         Signals.installStopHandlers()
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
-        let session = try LiveMeterSession(options: LiveOptions(device: a.string("device"), settings: settings, durationFrames: limit),
+        let session = try LiveMeterSession(options: LiveOptions(device: device, settings: settings, durationFrames: limit),
                                            devices: devices, cancellation: cancellation, continuations: Signals.continuations)
         devices = nil  // the connection closes: the stream is open
         let frames = Int((steadySeconds * Double(settings.rate) / Double(settings.hop)).rounded(.up))

@@ -23,6 +23,17 @@ enum LiveSources {
         return given
     }
 
+    /// The one device of a command that takes one (`play`'s sink, `calibrate`'s source):
+    /// `-d` given twice is refused rather than the last one taken, as monitor would meter both.
+    static func single(_ a: ParsedArguments) throws(PulsemeterError) -> String? {
+        let given = a.strings("device")
+        if given.count > 1 {
+            let what = a.command == "play" ? "plays to one sink" : "measures one source"
+            throw PulsemeterError(.usage, "-d is given \(given.count) times: \(a.command) \(what); give -d once")
+        }
+        return given.first
+    }
+
     /// Two `-d` naming the same device (as given, or resolved to the same source).
     static func refuseRepeated(_ names: [String?]) throws(PulsemeterError) {
         for (k, name) in names.enumerated() {

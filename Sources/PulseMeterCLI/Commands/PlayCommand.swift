@@ -13,6 +13,7 @@ enum PlayCommand {
     static func run(_ a: ParsedArguments) throws -> Int32 {
         _ = try a.requirePositionals(["FILE"])
         let path = a.positionalPaths[0]
+        let device = try LiveSources.single(a)
         let output = try OutputChoice.open(a)
         let interactive = try MeterOptions.format(a, outputIsTerminal: output.isTerminal && Terminal.isTerminal(0)) == .ansi
         // --target's value is checked before the file is opened, and the settings once more for
@@ -27,7 +28,7 @@ enum PlayCommand {
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
         if !interactive {
-            let session = try PlaybackSession(path: path, device: a.string("device"), sink: NDJSONSink(output: output),
+            let session = try PlaybackSession(path: path, device: device, sink: NDJSONSink(output: output),
                                               settings: settingsFor, cancellation: cancellation)
             try session.start()
             do { try session.finish() } catch is OutputClosed { session.stop() }
@@ -35,7 +36,7 @@ enum PlayCommand {
         }
         let levels = try WaveformCommand.compute(path: path, bars: 1024, floorDb: -60).levels
         let latest = LatestFrameSink()
-        let session = try PlaybackSession(path: path, device: a.string("device"), sink: latest, settings: settingsFor,
+        let session = try PlaybackSession(path: path, device: device, sink: latest, settings: settingsFor,
                                           cancellation: cancellation)
         let screen = TerminalScreen(output: output, readsKeys: true)
         var renderer = PlayerRenderer(levels: levels, title: path.lastComponent.string, width: screen.columns ?? 80,
