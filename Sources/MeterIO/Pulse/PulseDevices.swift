@@ -114,18 +114,23 @@ public final class PulseDevices: @unchecked Sendable {
     }
 
     private func wait(_ op: OpaquePointer?) throws(PulseError) {
-        try finish(op, bounded: true)
+        try finish(until: deadline, op)
     }
 
-    /// Iterates the main loop until `op` is done; throws when the connection fails, and with
-    /// `bounded` once the connection's deadline passed (`noAnswer`). Unbounded: an operation of
-    /// a long-lived connection (a record stream's `SourceWatcher`), long after that deadline.
-    func finish(_ op: OpaquePointer?, bounded: Bool = false) throws(PulseError) {
+    /// Iterates the main loop until `op` is done; throws when the connection fails, and
+    /// `noAnswer` once `deadline` (monotonic seconds) passed: then the operation is cancelled
+    /// (`pa_operation_cancel`), so its callback, which holds the caller's unretained pointer,
+    /// never runs after the caller has gone on.
+    func finish(until deadline: Double, _ op: OpaquePointer?) throws(PulseError) {
         guard let op else { throw connectError() }
         defer { pa_operation_unref(op) }
         while pa_operation_get_state(op) == PA_OPERATION_RUNNING {
             if pa_context_get_state(context) != PA_CONTEXT_READY { throw connectError() }
-            if bounded { try iterate() } else { iterate(pollingAtMost: 100_000) }
+            guard monotonicSeconds() < deadline else {
+                pa_operation_cancel(op)
+                throw .noAnswer(server: PulseStream.serverDescription)
+            }
+            iterate(pollingAtMost: 100_000)
         }
     }
 

@@ -59,25 +59,29 @@ final class SourceWatcher {
         static func from(_ ud: UnsafeMutableRawPointer?) -> Scan { Unmanaged<Scan>.fromOpaque(ud!).takeUnretainedValue() }
     }
 
-    /// One look at the server (what it could say before a failure of the connection).
+    /// How long a look at the server may take: the reads wait meanwhile.
+    static let answerSeconds = 2.0
+
+    /// One look at the server: what it said within `answerSeconds` (nothing of what it did not,
+    /// or after a failure of the connection).
     private func scan() -> Scan {
         let s = Scan(streamName: streamName)
         let ud = Unmanaged.passUnretained(s).toOpaque()
-        let ctx = connection.context
+        let ctx = connection.context, deadline = monotonicSeconds() + Self.answerSeconds
         withExtendedLifetime(s) {
-            try? connection.finish(pa_context_get_server_info(ctx, { _, info, ud in
+            try? connection.finish(until: deadline, pa_context_get_server_info(ctx, { _, info, ud in
                 let s = Scan.from(ud)
                 if let i = info?.pointee {
                     s.defaultSource = i.default_source_name.map { String(cString: $0) } ?? ""
                     s.defaultSink = i.default_sink_name.map { String(cString: $0) } ?? ""
                 }
             }, ud))
-            try? connection.finish(pa_context_get_source_info_list(ctx, { _, info, eol, ud in
+            try? connection.finish(until: deadline, pa_context_get_source_info_list(ctx, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee else { return }
                 let monitorOf = i.monitor_of_sink != CPulse_INVALID_INDEX ? i.monitor_of_sink_name.map { String(cString: $0) } : nil
                 Scan.from(ud).sources[i.index] = (String(cString: i.name), monitorOf)
             }, ud))
-            try? connection.finish(pa_context_get_source_output_info_list(ctx, { _, info, eol, ud in
+            try? connection.finish(until: deadline, pa_context_get_source_output_info_list(ctx, { _, info, eol, ud in
                 let s = Scan.from(ud)
                 guard eol == 0, let i = info?.pointee, let name = pa_proplist_gets(i.proplist, "media.name"),
                       String(cString: name) == s.streamName else { return }
@@ -104,8 +108,8 @@ final class SourceWatcher {
         if let target = target(s, current: current), target != current,
            let targetIndex = s.sources.first(where: { $0.value.name == target })?.key {
             // By index: pipewire-pulse does not find a monitor by its name here.
-            try? connection.finish(pa_context_move_source_output_by_index(connection.context, stream.output, targetIndex,
-                                                                          nil, nil))
+            try? connection.finish(until: monotonicSeconds() + Self.answerSeconds, pa_context_move_source_output_by_index(
+                connection.context, stream.output, targetIndex, nil, nil))
             // Where it is now, as the server says.
             let after = scan()
             current = after.stream.flatMap { after.sources[$0.source]?.name } ?? current
