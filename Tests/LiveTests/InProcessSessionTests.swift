@@ -93,18 +93,19 @@ extension LiveSuite {
             func end(_ summary: StreamSummary) throws { calls.append(("end", summary.stream)) }
         }
 
-        @Test("two live sessions in one group: their start calls first, then both metered to their ends, one call at a time")
+        @Test("two live sources in one MeterSession: their start calls first, then both metered to their ends, one call at a time")
         func sessionGroup() throws {
             let server = try Live.server()
             Self.useServer(server)
             let cancellation = Cancellation()
-            let sessions = try (0..<2).map { k in
+            let sources = try (0..<2).map { k in
                 var o = try LiveOptions(device: "vsink.monitor", settings: ValidSettings(MeterSettings(fps: 30)), durationFrames: 24_000)
                 o.stream = k
-                return try LiveMeterSession(options: o, cancellation: cancellation)
+                return SessionDescription.Source(live: o)
             }
             let sink = Calls()
-            let summaries = try LiveSessionGroup(sessions, cancellation: cancellation).run(sink: sink) { _ in nil }
+            let session = try MeterSession(SessionDescription(sources: sources), cancellation: cancellation)
+            let summaries = try session.run(into: [sink])
             #expect(summaries.map(\.pos) == [24_000, 24_000] && summaries.map(\.stream) == [0, 1])
             #expect(sink.calls.prefix(2).map(\.kind) == ["start", "start"] && sink.calls.prefix(2).map(\.stream) == [0, 1])
             #expect(sink.calls.filter { $0.kind == "start" }.count == 2)

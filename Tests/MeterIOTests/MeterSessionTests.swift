@@ -26,8 +26,8 @@ import Testing
         let sources = try paths.map { p in
             try SessionDescription.Source(AudioFile.open(p), settings: ValidSettings(MeterSettings(rate: 48000, channels: 1, fps: 20)))
         }
-        try MeterSession(SessionDescription(sources: sources, sinks: [NDJSONSink(output: out)], threads: threads),
-                         cancellation: Cancellation()).run()
+        try MeterSession(SessionDescription(sources: sources, threads: threads), cancellation: Cancellation())
+            .run(into: [NDJSONSink(output: out)])
         return out.lines
     }
 

@@ -1,6 +1,6 @@
 import MeterCore
 
-/// Several live sources metered side by side in one run (`-d` given several times): each is
+/// The live sources of a `MeterSession`, metered side by side (`-d` given several times): each is
 /// its own `LiveMeterSession` (its capture thread, its recorder thread, its analysis, its
 /// reconnection), the analyses each on a thread of their own (the first on the caller's),
 /// every sink call made through one `SerializedSink`.
@@ -36,12 +36,12 @@ public final class LiveSessionGroup: Sendable {
     /// source's band transform (one each: a transform is used by one thread).
     @discardableResult
     public func run(sink: any FrameSink,
-                    transform: (MeterSettings) -> (any PowerSpectrumTransform)?) throws -> [StreamSummary] {
+                    transform: (ValidSettings) -> (any PowerSpectrumTransform)?) throws -> [StreamSummary] {
         if sessions.count == 1 {
-            return [try sessions[0].run(sink: sink, transform: transform(sessions[0].options.settings.settings))]
+            return [try sessions[0].run(sink: sink, transform: transform(sessions[0].options.settings))]
         }
         let serial = SerializedSink(sink)
-        let analyses = try sessions.map { try $0.prepare(sink: serial, transform: transform($0.options.settings.settings)) }
+        let analyses = try sessions.map { try $0.prepare(sink: serial, transform: transform($0.options.settings)) }
         let outcomes = Locked<(results: [Result<StreamSummary, any Error>?], failures: [any Error])>(
             ([Result<StreamSummary, any Error>?](repeating: nil, count: sessions.count), []))
         let finished = Wakeup()

@@ -1,46 +1,81 @@
 import MeterCore
 
-/// Runs a `SessionDescription`: every source through its own `MeterPipeline` into the sinks,
-/// as fast as the sources deliver; owns the threads, the handoffs, cancellation and the end of
-/// the run (each source's end line, `complete` false when cancelled).
+/// Runs a `SessionDescription`: every source through its own `MeterPipeline`, fanned out to
+/// the sinks; owns the threads, the handoffs, cancellation and the end of the run (each
+/// source's end line, `complete` false when cancelled). `analyze`, a many-file run's workers,
+/// `monitor`, `record` and `calibrate` are each a description of one.
 ///
-/// One source runs as its `threads` say (`spread`: read ahead on a decoding thread, bands,
-/// encoding and output on an output thread behind a `BackgroundSink`). Several sources run on
-/// the caller's thread, a block of each in turn, so the sinks see their lines interleaved in
-/// time, each tagged with its stream index; all start lines come first, in source order, and
-/// each source's end line as soon as it ends.
-/// Either way every sink call comes from one thread (the `FrameSink` rule).
-public final class MeterSession {
+/// Sample sources are read as fast as they deliver. One runs as its `threads` say (`spread`:
+/// read ahead on a decoding thread, bands, encoding and output on an output thread behind a
+/// `BackgroundSink`). Several run on the caller's thread, a block of each in turn, so the
+/// sinks see their lines interleaved in time, each tagged with its stream index; all start
+/// lines come first, in source order, and each source's end line as soon as it ends.
+///
+/// Live sources are opened by `init` (their streams and recordings, so a missing device fails
+/// before any sink exists) and captured at their own pace, each by its `LiveMeterSession`
+/// (capture, recorder and analysis threads), side by side in a `LiveSessionGroup`.
+///
+/// Either way every sink call comes from one thread at a time (the `FrameSink` rule).
+///
+/// Thread-safety invariant for `@unchecked Sendable`: `run` is called once, by the owner, and
+/// only it touches the description's sources; `liveProgress` and `nudge`, which any thread may
+/// call (the HTTP server's counters, a redraw after job control), only reach the live group,
+/// which is Sendable.
+public final class MeterSession: @unchecked Sendable {
     public let description: SessionDescription
     private let cancellation: Cancellation
+    /// The live sources, opened; nil for sample sources.
+    private let live: LiveSessionGroup?
 
-    /// Cancelling `cancellation` ends the reading where it is; the run still finishes.
-    public init(_ description: SessionDescription, cancellation: Cancellation) {
+    /// Cancelling `cancellation` ends the reading (live: the capture) where it is; the run
+    /// still finishes. Opens the live sources (`PulseError`, `NetworkStreamError`, and the
+    /// recording's errors): `devices`, the connection that found the first one's native
+    /// format, is reused for its stream; `continuations` counts the continues after a stop
+    /// (job control; what a stop cost becomes a gap line).
+    public init(_ description: SessionDescription, cancellation: Cancellation, devices: PulseDevices? = nil,
+                continuations: @escaping @Sendable () -> Int = { 0 }) throws {
         self.description = description
         self.cancellation = cancellation
+        let options = description.liveOptions
+        precondition(options.isEmpty || options.count == description.sources.count, "a run does not mix live and sample sources")
+        live = options.isEmpty ? nil : LiveSessionGroup(try options.enumerated().map { k, o in
+            try LiveMeterSession(options: o, devices: k == 0 ? devices : nil, cancellation: cancellation,
+                                 continuations: continuations)
+        }, cancellation: cancellation)
     }
 
-    /// Runs to the end of every source (or a cancellation); the summaries, in source order.
-    /// Throws the first error of a source or a sink.
+    /// A live run's figures beyond its lines (recorded frames, outage), from any thread; nil
+    /// for sample sources.
+    public var liveProgress: LiveProgress? { live?.progress }
+
+    /// Wakes a live run's analyses for a call to the sinks (a redraw after a resume).
+    public func nudge() { live?.nudge() }
+
+    /// Runs to the end of every source (or a cancellation) into `sinks`, every line to each in
+    /// this order; the summaries, in source order. Throws the first error of a source or a sink.
     @discardableResult
-    public func run() throws -> [StreamSummary] {
+    public func run(into sinks: [any FrameSink]) throws -> [StreamSummary] {
+        let sink = sinks.count == 1 ? sinks[0] : FanOutSink(sinks)
+        if let live { return try live.run(sink: sink) { Self.transform($0) } }
         let sources = description.sources
-        if sources.count == 1 { return [try runOne(sources[0])] }
-        return try runInTurn(sources)
+        if sources.count == 1 { return [try runOne(sources[0], into: sink)] }
+        return try runInTurn(sources, into: sink)
     }
 
     private var shouldStop: () -> Bool { { [cancellation] in cancellation.isCancelled } }
 
+    /// A source's band transform: one each, as a transform is used by one thread.
     private static func transform(_ settings: ValidSettings) -> FFTWPowerSpectrum? {
         settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
     }
 
     private static func limited(_ source: SessionDescription.Source) -> any SampleBlockSource {
-        source.limit.map { LimitedSource(source.input, frames: $0) } ?? source.input
+        let input = source.samples!
+        return source.limit.map { LimitedSource(input, frames: $0) } ?? input
     }
 
-    private func runOne(_ source: SessionDescription.Source) throws -> StreamSummary {
-        let settings = source.settings, sink = description.sink
+    private func runOne(_ source: SessionDescription.Source, into sink: any FrameSink) throws -> StreamSummary {
+        let settings = source.settings
         let transform = Self.transform(settings)
         guard description.threads == .spread else {
             let pipeline = MeterPipeline(settings: settings, transform: transform)
@@ -65,8 +100,7 @@ public final class MeterSession {
     }
 
     /// Several sources on this thread, one block of each in turn.
-    private func runInTurn(_ sources: [SessionDescription.Source]) throws -> [StreamSummary] {
-        let sink = description.sink
+    private func runInTurn(_ sources: [SessionDescription.Source], into sink: any FrameSink) throws -> [StreamSummary] {
         let runs = sources.enumerated().map { k, source in
             SourceRun(source: Self.limited(source), pipeline: MeterPipeline(
                 settings: source.settings, transform: Self.transform(source.settings), stream: k))

@@ -1,25 +1,44 @@
 import MeterCore
 
-/// What a session runs: its sources, each with its own settings, and its sinks. The CLI
-/// builds one from the command line; `MeterSession` runs it.
+/// What a session runs: its sources, each with its own settings, and how it lays them over
+/// threads. The CLI builds one from the command line; `MeterSession` runs it into sinks.
 public struct SessionDescription {
-    /// One source of a run: a sound file, an ffmpeg decoder, raw PCM on stdin.
+    /// One source of a run: samples read as fast as they come (a sound file, an ffmpeg decoder,
+    /// raw PCM on stdin), or a live source captured at its own pace (a PulseAudio source, an
+    /// application's streams, a network stream, with its recording: `LiveOptions`).
     public struct Source {
-        public var input: any SampleBlockSource
+        public enum Input {
+            case samples(any SampleBlockSource)
+            case live(LiveOptions)
+        }
+        public var input: Input
         public var settings: ValidSettings
         /// Stop after this many frames (`--duration`); nil: to the end.
         public var limit: Int?
 
         public init(_ input: any SampleBlockSource, settings: ValidSettings, limit: Int? = nil) {
-            self.input = input
+            self.input = .samples(input)
             self.settings = settings
             self.limit = limit
+        }
+
+        /// A live source: its settings and duration are the options'.
+        public init(live options: LiveOptions) {
+            input = .live(options)
+            settings = options.settings
+            limit = options.durationFrames
+        }
+
+        /// The samples of a source read as fast as they come; nil for a live one.
+        var samples: (any SampleBlockSource)? {
+            if case .samples(let s) = input { return s }
+            return nil
         }
 
         /// The frames the run is to read, when known: the file's declared length, or `limit`
         /// when that is shorter.
         public var length: Int? {
-            let declared = (input as? any AudioFileSource).map(\.declaredFrames).flatMap { $0 > 0 ? $0 : nil }
+            let declared = (samples as? any AudioFileSource).map(\.declaredFrames).flatMap { $0 > 0 ? $0 : nil }
             return [declared, limit].compactMap { $0 }.min()
         }
     }
@@ -36,21 +55,22 @@ public struct SessionDescription {
         case inline
     }
 
+    /// All of one kind: samples, or live (a run does not mix them).
     public var sources: [Source]
-    /// Where every line goes, in this order (one sink: itself; several: a `FanOutSink`).
-    public var sinks: [any FrameSink]
+    /// For sample sources (live ones have their own threads: capture, recorder, analysis).
     public var threads: Threads
-    /// With one source on a terminal: the progress line kept current, and the input's label.
+    /// With one sample source on a terminal: the progress line kept current, and the input's label.
     public var progress: (line: ProgressLine, label: String)?
 
-    public init(sources: [Source], sinks: [any FrameSink], threads: Threads = .spread,
-                progress: (line: ProgressLine, label: String)? = nil) {
+    public init(sources: [Source], threads: Threads = .spread, progress: (line: ProgressLine, label: String)? = nil) {
+        precondition(!sources.isEmpty, "a session has a source")
         self.sources = sources
-        self.sinks = sinks
         self.threads = threads
         self.progress = progress
     }
 
-    /// The sinks as one.
-    var sink: any FrameSink { sinks.count == 1 ? sinks[0] : FanOutSink(sinks) }
+    /// The live sources' options, in order; empty for a run of sample sources.
+    public var liveOptions: [LiveOptions] {
+        sources.compactMap { if case .live(let o) = $0.input { return o } else { return nil } }
+    }
 }

@@ -41,11 +41,11 @@ enum AnalyzeCommand {
         let progress = ProgressLine(enabled: Terminal.isTerminal(2) && !(format == .ndjson && output.isTerminal))
         defer { progress.clear() }
         let label = input.isDash ? "stdin" : input.lastComponent.description
-        let description = SessionDescription(sources: [.init(source, settings: settings, limit: limit)], sinks: [fullSink],
+        let description = SessionDescription(sources: [.init(source, settings: settings, limit: limit)],
                                              progress: progress.isActive ? (progress, label) : nil)
         let summary: StreamSummary
         do {
-            summary = try MeterSession(description, cancellation: cancellation).run()[0]
+            summary = try MeterSession(description, cancellation: cancellation).run(into: [fullSink])[0]
         } catch is OutputClosed {
             return 0
         }
@@ -87,8 +87,8 @@ extension AnalyzeCommand {
                 let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
                 let sink = FileLinesSink(file: path.string, frames: frames)
                 let description = SessionDescription(sources: [.init(source, settings: settings, limit: limit)],
-                                                     sinks: [sink], threads: .inline)
-                let summary = try MeterSession(description, cancellation: cancellation).run()[0]
+                                                     threads: .inline)
+                let summary = try MeterSession(description, cancellation: cancellation).run(into: [sink])[0]
                 let complete = summary.complete ?? true
                 if complete, let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }
                 return (sink.bytes, complete)

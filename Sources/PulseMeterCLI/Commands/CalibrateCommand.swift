@@ -29,12 +29,13 @@ enum CalibrateCommand {
         Signals.installStopHandlers()
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
-        let session = try LiveMeterSession(options: LiveOptions(device: device, settings: settings, durationFrames: limit),
-                                           devices: devices, cancellation: cancellation, continuations: Signals.continuations)
-        devices = nil  // the connection closes: the stream is open
+        let source = SessionDescription.Source(live: LiveOptions(device: device, settings: settings, durationFrames: limit))
+        let session = try MeterSession(SessionDescription(sources: [source]), cancellation: cancellation, devices: devices,
+                                       continuations: Signals.continuations)
+        devices = nil  // the stream holds the connection now
         let frames = Int((steadySeconds * Double(settings.rate) / Double(settings.hop)).rounded(.up))
         let sink = CalibrationSink(CalibrationMeasurement(reference: reference, frames: frames), cancellation: cancellation)
-        try session.run(sink: sink, transform: nil)
+        try session.run(into: [sink])
         let seconds = ErrorWording.number(Double(limit) / Double(settings.rate))
         func db(_ v: Double) -> String { String(AnsiMeterRenderer.readout((v * 10).rounded() / 10, width: 0)) }
         switch sink.outcome ?? sink.measurement.verdict() {

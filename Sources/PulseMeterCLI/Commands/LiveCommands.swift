@@ -35,8 +35,8 @@ enum LiveCommands {
         }
     }
 
-    /// monitor / record: live capture through the shared pipeline, one session per source
-    /// (`-d` given several times: side by side in one run).
+    /// monitor / record: a session of live sources (`-d` given several times: side by side in
+    /// one run) into the terminal or NDJSON sink, and the HTTP server and hooks when asked.
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
         let url = try streamURL(a)
         let given = try LiveSources.devices(a)
@@ -66,20 +66,17 @@ enum LiveCommands {
         }
         for k in all.indices { all[k].url = url }
         // A stream keeps the connection it opens on: the first reuses this one, the others open their own.
-        let sessions = try all.enumerated().map { k, o in
-            try LiveMeterSession(options: o, devices: k == 0 ? devices : nil, cancellation: cancellation,
-                                 continuations: Signals.continuations)
-        }
-        devices = nil  // the connection closes: the streams are open
-        let group = LiveSessionGroup(sessions, cancellation: cancellation)
+        let session = try MeterSession(SessionDescription(sources: all.map { .init(live: $0) }), cancellation: cancellation,
+                                       devices: devices, continuations: Signals.continuations)
+        devices = nil  // the first stream holds the connection now
         let mode = all[0].recordMode
         var sink: any FrameSink
         var ansi: AnsiLiveSink?
         switch format {
         case .ndjson: sink = NDJSONSink(output: output, levelFloorDb: levelFloor)
         case .ansi:
-            ansi = try ansiSink(a, output: output, record: record, mode: mode, pause: all[0].pause,
-                                group: group, cancellation: cancellation)
+            ansi = try ansiSink(a, output: output, record: record, mode: mode, all: all,
+                                session: session, cancellation: cancellation)
             sink = ansi!
         }
         var hooks: HookRunner?
@@ -90,14 +87,14 @@ enum LiveCommands {
         }
         var server: MonitorHTTPServer?
         if let listening {
-            server = try httpServer(listening, record: record, mode: mode, group: group)
+            server = try httpServer(listening, record: record, mode: mode, session: session)
             sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor)])
         }
         defer { server?.finish() }
         let (runner, fullSink) = try HookOptions.attach(a, to: sink, recordings: singleRecordings(all))
         hooks = runner
         do {
-            try group.run(sink: fullSink) { $0.bands > 0 ? FFTWPowerSpectrum(size: $0.fftSize) : nil }
+            try session.run(into: [fullSink])
         } catch is OutputClosed {
             return 0
         }
@@ -135,19 +132,19 @@ enum LiveCommands {
     /// The live meter on the terminal. q or Esc cancels as Ctrl-C does; Ctrl-Z gives the
     /// terminal back and stops, fg takes it again and redraws.
     static func ansiSink(_ a: ParsedArguments, output: FileDescriptorOutput, record: FilePath?, mode: RecordingPlan.Mode,
-                         pause: PauseControl?, group: LiveSessionGroup, cancellation: Cancellation) throws -> AnsiLiveSink {
+                         all: [LiveOptions], session: MeterSession, cancellation: Cancellation) throws -> AnsiLiveSink {
         let ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize, onQuit: { cancellation.cancel() })
-        ansi.recordingFiles = singleRecordings(group.sessions.map(\.options))
-        ansi.pause = pause
+        ansi.recordingFiles = singleRecordings(all)
+        ansi.pause = all[0].pause
         ansi.showsHistory = record != nil && !a.flag("no-history")
         if case .trigger = mode { ansi.recordingIdleStatus = "waiting for the trigger" }
-        try Signals.handleJobControl(ansi.screen.jobControl(afterContinue: { [group] in group.nudge() }))
+        try Signals.handleJobControl(ansi.screen.jobControl(afterContinue: { [session] in session.nudge() }))
         return ansi
     }
 
     /// `--listen`: the HTTP server beside the run's other sinks, on the socket already bound.
     static func httpServer(_ listening: ListeningSocket, record: FilePath?, mode: RecordingPlan.Mode,
-                           group: LiveSessionGroup) throws -> MonitorHTTPServer {
+                           session: MeterSession) throws -> MonitorHTTPServer {
         let recording: MonitorState.Recording
         switch (record, mode) {
         case (nil, _): recording = .none
@@ -155,7 +152,7 @@ enum LiveCommands {
         default: recording = .continuous
         }
         do {
-            return try MonitorHTTPServer(socket: listening, recording: recording) { [group] in group.progress }
+            return try MonitorHTTPServer(socket: listening, recording: recording) { [session] in session.liveProgress! }
         } catch {
             throw ListenOptions.unavailable(error)
         }
