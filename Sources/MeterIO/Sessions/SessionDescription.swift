@@ -11,10 +11,11 @@ public struct SessionDescription {
             case samples(any SampleBlockSource)
             case live(LiveOptions)
         }
-        public var input: Input
-        public var settings: ValidSettings
+        public let input: Input
+        /// A live source's are its options' (so neither can say otherwise).
+        public let settings: ValidSettings
         /// Stop after this many frames (`--duration`); nil: to the end.
-        public var limit: Int?
+        public let limit: Int?
 
         public init(_ input: any SampleBlockSource, settings: ValidSettings, limit: Int? = nil) {
             self.input = .samples(input)
