@@ -279,6 +279,25 @@ final class PulseServer: Sendable {
         }
     }
 
+    /// The server's record streams, each as the name of its source and that source's state
+    /// (`pactl list source-outputs short`, `pactl list sources short`): where a run's stream
+    /// is, for a wait and for a failure's message.
+    func recordStreams() -> [(source: String, state: String)] {
+        func rows(_ what: String) -> [[Substring]] {
+            guard let r = try? run(["pactl", "list", what, "short"], env: environment, timeout: 10), r.status == 0 else { return [] }
+            return r.stdout.split(separator: "\n").map { $0.split(separator: "\t") }
+        }
+        var sources: [Substring: (name: String, state: String)] = [:]
+        for f in rows("sources") where f.count >= 5 { sources[f[0]] = (String(f[1]), String(f[4])) }
+        return rows("source-outputs").compactMap { f in
+            guard f.count >= 2 else { return nil }
+            return sources[f[1]] ?? ("source #\(f[1])", "?")
+        }
+    }
+
+    /// True when a record stream is on the feed source and the source runs: fed audio reaches it.
+    var feedIsRecorded: Bool { recordStreams().contains { $0.source == feedSource && $0.state == "RUNNING" } }
+
     private func pid(_ file: String) -> pid_t? {
         guard let text = try? String(contentsOfFile: dir + "/" + file, encoding: .utf8),
               let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }

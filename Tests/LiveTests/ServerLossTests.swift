@@ -20,7 +20,8 @@ extension LiveSuite {
             let target = (lines.last { $0.type == "frame" }?.int("pos") ?? 0) + samples.count / 2
             var got = try LiveSuite.readUntil(pos: target, p, timeout: 15)
             #expect(got.reached, "the fed frames are metered")
-            #expect(feeder.wait(timeout: 10), "the feed was taken: \(feeder.error ?? "")")
+            #expect(feeder.wait(timeout: 10),
+                    "the feed was taken: \(feeder.error ?? ""); record streams on: \(server.recordStreams())")
             got.lines += try LiveSuite.readFor(0.3, p)
             return got.lines
         }
@@ -123,9 +124,10 @@ extension LiveSuite {
             #expect(gapLines.dropLast().allSatisfy { $0.type != "frame" }, "no frames from another device meanwhile")
 
             lines += gapLines
-            // PulseAudio 16's pipe source, loaded a moment ago, has been seen (under load) to
-            // play silence and leave its FIFO unread for a while: give it a second.
-            if server.alignedFeed { Wait.passing(seconds: 1) }
+            // The fed audio reaches the run only once its stream is on the feed source and the
+            // source runs (PulseAudio's pipe source reads its FIFO only then).
+            #expect(Wait.until(timeout: 5) { server.feedIsRecorded },
+                    "the run's stream is back on \(server.feedSource): record streams on \(server.recordStreams())")
             lines += try Self.feed(after, to: p, after: lines, server: server)
             lines += try Self.terminate(p)
             let end = try #require(lines.last)
