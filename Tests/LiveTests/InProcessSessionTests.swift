@@ -7,7 +7,7 @@ import Testing
 import Waiting
 
 extension LiveSuite {
-    /// LiveMeterSession and PlaybackSession run inside the test process (not as a subprocess),
+    /// MeterSession (its live sources) and PlaybackSession run inside the test process (not as a subprocess),
     /// so that `swift test --sanitize=thread` (scripts/test) watches their threads, handoffs
     /// and cancellation against the real private server.
     @Suite("sessions in process")
@@ -45,13 +45,13 @@ extension LiveSuite {
             server.drainFeed()
             let settings = MeterSettings(rate: 48000, channels: 2, fps: 60, bands: 16)
             let duration = server.feedDuration(frames: frames)
-            let session = try LiveMeterSession(options: LiveOptions(
-                device: server.feedSource, settings: ValidSettings(settings), durationFrames: duration, recordPath: FilePath(file)))
-            #expect(session.chunkFrames == 800, "one read per 60 fps hop")
+            let session = try MeterSession(SessionDescription(sources: [.init(live: LiveOptions(
+                device: server.feedSource, settings: ValidSettings(settings), durationFrames: duration, recordPath: FilePath(file)))]),
+                cancellation: Cancellation())
             let feeder = server.startFeeding(input, speed: nil)
             defer { server.stopFeeding(feeder) }
             let sink = Collect()
-            let summary = try session.run(sink: sink, transform: FFTWPowerSpectrum(size: settings.fftSize))
+            let summary = try #require(try session.run(into: [sink]).first)
             #expect(summary.pos == duration && summary.dropped == 0 && summary.recordedFrames == duration)
             #expect(sink.frames.map(\.pos) == Array(stride(from: 800, through: duration, by: 800)) + [duration])
             let recorded = try decodeWithSox(file)
@@ -64,8 +64,8 @@ extension LiveSuite {
             Self.useServer(server)
             let cancellation = Cancellation()
             server.drainFeed()
-            let session = try LiveMeterSession(options: LiveOptions(
-                device: server.feedSource, settings: ValidSettings(MeterSettings(fps: 30))), cancellation: cancellation)
+            let session = try MeterSession(SessionDescription(sources: [.init(live: LiveOptions(
+                device: server.feedSource, settings: ValidSettings(MeterSettings(fps: 30))))]), cancellation: cancellation)
             let feeder = server.startFeeding(TestSignal.make(frames: 48000 * 5, seed: 8), speed: 1)
             defer { server.stopFeeding(feeder) }
             let sink = Collect()
@@ -75,7 +75,7 @@ extension LiveSuite {
                 cancellation.cancel()
             }
             canceller.start()
-            let summary = try session.run(sink: sink, transform: nil)
+            let summary = try #require(try session.run(into: [sink]).first)
             #expect(summary.pos > 0 && summary.pos < 48000 * 10)
             #expect(sink.summary != nil)
             #expect(sink.frames.last.map { summary.pos - $0.pos < 1600 } == true)

@@ -30,6 +30,12 @@ public final class FFTWPowerSpectrum: PowerSpectrumTransform {
         plan = made!
     }
 
+    /// The transform a pipeline of `settings` needs: one of the FFT size for bands, nil
+    /// without bands. A new plan each call, as a transform is used by one thread.
+    public static func forBands(of settings: ValidSettings) -> FFTWPowerSpectrum? {
+        settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
+    }
+
     deinit {
         Self.plannerLock.withLock { _ in fftwf_destroy_plan(plan) }
         fftwf_free(input)

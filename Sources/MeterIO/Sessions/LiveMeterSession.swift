@@ -27,14 +27,14 @@ import Synchronization
 /// thread once `run` starts; `files` only by the recorder thread (and by `run` once that thread
 /// is done); everything else shared is an Atomic, a Mutex, a `Wakeup`, or a ChunkHandoff used
 /// by exactly one producer and one consumer.
-public final class LiveMeterSession: @unchecked Sendable {
-    public let options: LiveOptions
+final class LiveMeterSession: @unchecked Sendable {
+    let options: LiveOptions
     /// The source name shown in the `start` line (the default source resolved to its name).
-    public let sourceName: String
+    let sourceName: String
     /// The channel map's names of the stream as opened, for the start line.
     let channelNames: [String]
     /// Frames per capture read and per ring chunk.
-    public let chunkFrames: Int
+    let chunkFrames: Int
 
     var stream: (any LiveCapture)?
     /// The recording's files (one, split, or takes), written by the recorder thread.
@@ -71,12 +71,12 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// thread measures what each stop cost (`StopLossEstimator`).
     let continuations: @Sendable () -> Int
     /// True while the capture thread waits for the server to come back (`reconnect`).
-    public let inOutage = Atomic<Bool>(false)
+    let inOutage = Atomic<Bool>(false)
     /// Frames in the recording's files so far, published by the recorder thread.
     let recorded = Atomic<Int>(0)
 
     /// The run's figures beyond its lines, from any thread (the network server's counters).
-    public var progress: LiveProgress {
+    var progress: LiveProgress {
         LiveProgress(recordedFrames: options.recordPath == nil ? nil : recorded.load(ordering: .acquiring),
                      outage: inOutage.load(ordering: .acquiring))
     }
@@ -84,7 +84,7 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// Frames per read for a meter hop of `hop` frames at `rate`: the hop itself when it lasts
     /// 10 to 50 ms; for longer hops the hop cut into equal reads of at most 50 ms (so a stop
     /// acts fast); 10 ms when hops are shorter (several frames per read).
-    public static func chunkFrames(hop: Int, rate: Int) -> Int {
+    static func chunkFrames(hop: Int, rate: Int) -> Int {
         let shortest = max(1, rate / 100), longest = max(1, rate / 20)
         if hop <= shortest { return shortest }
         let reads = (hop + longest - 1) / longest
@@ -99,7 +99,7 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// audio the server could not hold while stopped becomes a gap line (`.stopped`).
     /// `devices`: the connection that found the source's native format, reused to open the
     /// stream (a reconnection opens its own).
-    public init(options: LiveOptions, devices: PulseDevices? = nil, cancellation: Cancellation = Cancellation(),
+    init(options: LiveOptions, devices: PulseDevices? = nil, cancellation: Cancellation = Cancellation(),
                 continuations: @escaping @Sendable () -> Int = { 0 }) throws {
         self.options = options
         self.cancellation = cancellation
@@ -138,7 +138,7 @@ public final class LiveMeterSession: @unchecked Sendable {
     }
 
     /// Wakes the analysis for a call to the sink even without audio (a redraw after a resume).
-    public func nudge() { meter.nudgeConsumer() }
+    func nudge() { meter.nudgeConsumer() }
 
     var shouldStop: Bool { cancellation.isCancelled || internalStop.load(ordering: .acquiring) }
 
@@ -159,14 +159,15 @@ public final class LiveMeterSession: @unchecked Sendable {
     /// Emits start, frames (with `ts`), gaps and the end line; the recording is finished before
     /// the end line is written. Throws the first failure after everything is finished.
     @discardableResult
-    public func run(sink: any FrameSink, transform: (any PowerSpectrumTransform)?) throws -> StreamSummary {
-        try run(prepare(sink: sink, transform: transform))
+    func run(sink: any FrameSink) throws -> StreamSummary {
+        try run(prepare(sink: sink))
     }
 
     /// The analysis of a run, its start line written (`LiveSessionGroup` writes every
     /// source's before any of them captures).
-    func prepare(sink: any FrameSink, transform: (any PowerSpectrumTransform)?) throws -> LiveAnalysis {
-        let pipeline = MeterPipeline(settings: options.settings, transform: transform, clock: unixSeconds,
+    func prepare(sink: any FrameSink) throws -> LiveAnalysis {
+        let pipeline = MeterPipeline(settings: options.settings, transform: FFTWPowerSpectrum.forBands(of: options.settings),
+                                     clock: unixSeconds,
                                      stream: options.stream)
         if let end = options.durationFrames { pipeline.expectEnd(at: end) }
         var takes: TakeDetector?

@@ -10,19 +10,19 @@ import MeterCore
 /// cancellation) ends every source, each writing its end line; a source that fails (lost
 /// without `--reconnect`, its output closed) cancels the others, and the run throws the first
 /// failure once every source is finished.
-public final class LiveSessionGroup: Sendable {
-    public let sessions: [LiveMeterSession]
+final class LiveSessionGroup: Sendable {
+    let sessions: [LiveMeterSession]
     private let cancellation: Cancellation
 
     /// `cancellation`: the one every session was created with.
-    public init(_ sessions: [LiveMeterSession], cancellation: Cancellation) {
+    init(_ sessions: [LiveMeterSession], cancellation: Cancellation) {
         self.sessions = sessions
         self.cancellation = cancellation
     }
 
     /// The run's figures (the network server's counters): recorded frames summed, in outage
     /// while any source is.
-    public var progress: LiveProgress {
+    var progress: LiveProgress {
         let each = sessions.map(\.progress)
         let recorded = each.compactMap(\.recordedFrames)
         return LiveProgress(recordedFrames: recorded.isEmpty ? nil : recorded.reduce(0, +),
@@ -30,18 +30,14 @@ public final class LiveSessionGroup: Sendable {
     }
 
     /// Wakes every analysis for a call to the sink (a redraw after a resume).
-    public func nudge() { for s in sessions { s.nudge() } }
+    func nudge() { for s in sessions { s.nudge() } }
 
-    /// Runs every source to its end; the summaries in source order. `transform` makes each
-    /// source's band transform (one each: a transform is used by one thread).
+    /// Runs every source to its end; the summaries in source order.
     @discardableResult
-    public func run(sink: any FrameSink,
-                    transform: (ValidSettings) -> (any PowerSpectrumTransform)?) throws -> [StreamSummary] {
-        if sessions.count == 1 {
-            return [try sessions[0].run(sink: sink, transform: transform(sessions[0].options.settings))]
-        }
+    func run(sink: any FrameSink) throws -> [StreamSummary] {
+        if sessions.count == 1 { return [try sessions[0].run(sink: sink)] }
         let serial = SerializedSink(sink)
-        let analyses = try sessions.map { try $0.prepare(sink: serial, transform: transform($0.options.settings)) }
+        let analyses = try sessions.map { try $0.prepare(sink: serial) }
         let outcomes = Locked<(results: [Result<StreamSummary, any Error>?], failures: [any Error])>(
             ([Result<StreamSummary, any Error>?](repeating: nil, count: sessions.count), []))
         let finished = Wakeup()

@@ -56,18 +56,13 @@ public final class MeterSession: @unchecked Sendable {
     @discardableResult
     public func run(into sinks: [any FrameSink]) throws -> [StreamSummary] {
         let sink = sinks.count == 1 ? sinks[0] : FanOutSink(sinks)
-        if let live { return try live.run(sink: sink) { Self.transform($0) } }
+        if let live { return try live.run(sink: sink) }
         let sources = description.sources
         if sources.count == 1 { return [try runOne(sources[0], into: sink)] }
         return try runInTurn(sources, into: sink)
     }
 
     private var shouldStop: () -> Bool { { [cancellation] in cancellation.isCancelled } }
-
-    /// A source's band transform: one each, as a transform is used by one thread.
-    private static func transform(_ settings: ValidSettings) -> FFTWPowerSpectrum? {
-        settings.bands > 0 ? FFTWPowerSpectrum(size: settings.fftSize) : nil
-    }
 
     private static func limited(_ source: SessionDescription.Source) -> any SampleBlockSource {
         let input = source.samples!
@@ -76,7 +71,7 @@ public final class MeterSession: @unchecked Sendable {
 
     private func runOne(_ source: SessionDescription.Source, into sink: any FrameSink) throws -> StreamSummary {
         let settings = source.settings
-        let transform = Self.transform(settings)
+        let transform = FFTWPowerSpectrum.forBands(of: settings)
         guard description.threads == .spread else {
             let pipeline = MeterPipeline(settings: settings, transform: transform)
             return try pipeline.run(source: Self.limited(source), sink: sink, shouldStop: shouldStop)
@@ -103,7 +98,7 @@ public final class MeterSession: @unchecked Sendable {
     private func runInTurn(_ sources: [SessionDescription.Source], into sink: any FrameSink) throws -> [StreamSummary] {
         let runs = sources.enumerated().map { k, source in
             SourceRun(source: Self.limited(source), pipeline: MeterPipeline(
-                settings: source.settings, transform: Self.transform(source.settings), stream: k))
+                settings: source.settings, transform: FFTWPowerSpectrum.forBands(of: source.settings), stream: k))
         }
         for run in runs { try run.start(into: sink) }
         var summaries = [StreamSummary?](repeating: nil, count: runs.count)

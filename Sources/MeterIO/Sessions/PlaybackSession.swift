@@ -56,7 +56,7 @@ public final class PlaybackSession: @unchecked Sendable {
         channels = reader.channels
         totalFrames = reader.declaredFrames
         let s = try settings(reader.rate, reader.channels)
-        pipeline = MeterPipeline(settings: s, transform: s.bands > 0 ? FFTWPowerSpectrum(size: s.fftSize) : nil,
+        pipeline = MeterPipeline(settings: s, transform: FFTWPowerSpectrum.forBands(of: s),
                                  clock: unixSeconds)
         stream = try PulseStream(direction: .playback, device: device, rate: reader.rate, channels: reader.channels,
                                  name: "pulsemeter play", latencyMs: 50)
