@@ -54,6 +54,15 @@ import Testing
         Tool.expectError(try Self.run(["monitor", "-d", "mic", "-d", "", "-f", "ndjson"]), 64, mentions: ["--device"])
     }
 
+    @Test("an empty -d of play or calibrate: exit 64 asking for a sink or a source name, before any file or server",
+          arguments: ["play", "calibrate"])
+    func emptySingle(command: String) throws {
+        let dir = try TempDir()
+        let file = command == "play" ? [dir.path("missing.wav")] : []
+        let r = try Self.run([command] + file + ["-d", ""])
+        Tool.expectError(r, 64, mentions: ["--device", command == "play" ? "sink name" : "source name"])
+    }
+
     @Test("record FILE with two sources refuses an existing x-2.wav before connecting, and creates no x-1.wav")
     func refusesDerivedName() throws {
         let dir = try TempDir()

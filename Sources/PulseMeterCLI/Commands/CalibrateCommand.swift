@@ -16,9 +16,6 @@ enum CalibrateCommand {
         let reference = try MeterOptions.checked(a, .calibratorLevel) ?? CalibrationMeasurement.defaultReference
         let steadySeconds = CalibrationMeasurement.steadySeconds
         let device = try LiveSources.single(a)
-        if let device, device.isEmpty {
-            throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
-        }
         let given = a.string("rate") != nil && a.string("channels") != nil
         var devices = given ? nil : try? PulseDevices()  // one connection: the native format, then the stream
         var read = try MeterOptions.read(a, native: given ? nil : LiveCommands.nativeSpec(of: device, on: devices))

@@ -24,12 +24,18 @@ enum LiveSources {
     }
 
     /// The one device of a command that takes one (`play`'s sink, `calibrate`'s source):
-    /// `-d` given twice is refused rather than the last one taken, as monitor would meter both.
+    /// `-d` given twice is refused rather than the last one taken, as monitor would meter both;
+    /// an empty name is refused as `devices` refuses it.
     static func single(_ a: ParsedArguments) throws(PulsemeterError) -> String? {
         let given = a.strings("device")
+        let sink = a.command == "play"
         if given.count > 1 {
-            let what = a.command == "play" ? "plays to one sink" : "measures one source"
+            let what = sink ? "plays to one sink" : "measures one source"
             throw PulsemeterError(.usage, "-d is given \(given.count) times: \(a.command) \(what); give -d once")
+        }
+        if given.first?.isEmpty == true {
+            throw PulsemeterError(.usage, sink ? "--device needs a sink name; run pulsemeter devices --sinks to list them"
+                                               : "--device needs a source name; run pulsemeter devices to list them")
         }
         return given.first
     }
