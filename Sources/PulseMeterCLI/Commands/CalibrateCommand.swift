@@ -18,7 +18,7 @@ enum CalibrateCommand {
         let device = try LiveSources.single(a)
         let given = a.string("rate") != nil && a.string("channels") != nil
         var devices = given ? nil : try? PulseDevices()  // one connection: the native format, then the stream
-        var read = try MeterOptions.read(a, native: given ? nil : LiveCommands.nativeSpec(of: device, on: devices))
+        var read = try MeterOptions.read(a, native: given ? nil : LiveCommands.nativeSpec(of: LiveSources.resolve([device], on: devices)[0]))
         read.spl = SoundLevelSettings(weighting: .a, timeWeighting: .fast)
         let settings = try MeterOptions.validated(read, a)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)

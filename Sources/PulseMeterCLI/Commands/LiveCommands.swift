@@ -46,8 +46,9 @@ enum LiveCommands {
         let specified = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
         // One server connection finds the native formats and then opens the streams.
         var devices = specified ? nil : try? PulseDevices()
-        try LiveSources.refuseSameSource(given, on: devices)
-        var all = try LiveSources.options(a, devices: given, on: devices, native: !specified, record: record)
+        let found = LiveSources.resolve(given, on: devices)  // each name asked once
+        try LiveSources.refuseSameSource(given, found: found)
+        var all = try LiveSources.options(a, devices: given, found: specified ? nil : found, record: record)
         try checkRecordingOptions(a, record: record, url: url, options: all[0])
         for o in all { try refuseExisting(o.recordPath, mode: o.recordMode, force: a.flag("force")) }
         let levelFloor = try MeterOptions.levelFloor(a)
@@ -174,9 +175,8 @@ enum LiveCommands {
     /// 16 kHz mono microphone is metered as such, not resampled to 48 kHz stereo); nil (the
     /// defaults) when the server cannot say (the opening reports why, with its own error), and
     /// within the meter's limits.
-    static func nativeSpec(of device: String?, on devices: PulseDevices?) -> (rate: Int, channels: Int)? {
-        guard let d = try? devices?.resolve(device, direction: .record),
-              (1...MeterSettings.maxRate).contains(d.rate), d.channels >= 1 else { return nil }
+    static func nativeSpec(of found: PulseDevice?) -> (rate: Int, channels: Int)? {
+        guard let d = found, (1...MeterSettings.maxRate).contains(d.rate), d.channels >= 1 else { return nil }
         return (d.rate, min(d.channels, MeterSettings.maxChannels))
     }
 

@@ -48,10 +48,16 @@ enum LiveSources {
         }
     }
 
+    /// The sources `given` names, each resolved once on `devices`: nil where it cannot be (no
+    /// connection, an unknown name; opening its stream then says why).
+    static func resolve(_ given: [String?], on devices: PulseDevices?) -> [PulseDevice?] {
+        given.map { d in try? devices?.resolve(d, direction: .record) }
+    }
+
     /// The same, once the server resolved the names (`-d 1` and `-d NAME` of the same source).
-    static func refuseSameSource(_ given: [String?], on devices: PulseDevices?) throws(PulsemeterError) {
-        guard given.count > 1, let devices else { return }
-        try refuseRepeated(given.map { d in (try? devices.resolve(d, direction: .record))?.name ?? d })
+    static func refuseSameSource(_ given: [String?], found: [PulseDevice?]) throws(PulsemeterError) {
+        guard given.count > 1 else { return }
+        try refuseRepeated(zip(given, found).map { d, f in f?.name ?? d })
     }
 
     /// The recording of source `position` (0-based) of `count`: the name itself with one
@@ -62,23 +68,25 @@ enum LiveSources {
         return FileNamer.perSource(record, position: position + 1)
     }
 
-    /// Each source's options: its own native spec (rate, channels), the duration and the
-    /// recording's timing in its own frames, its own recording name, its stream index.
-    static func options(_ a: ParsedArguments, devices given: [String?], on devices: PulseDevices?,
-                        native: Bool, record: FilePath?) throws -> [LiveOptions] {
-        try given.enumerated().map { k, device in
-            let spec = native ? LiveCommands.nativeSpec(of: device, on: devices) : nil
-            let settings = try MeterOptions.settings(a, native: spec)
+    /// Each source's options: its own native spec (rate, channels; from `found`, nil: the
+    /// options' or the defaults), the duration and the recording's timing in its own frames,
+    /// its own recording name, its stream index. What does not depend on the rate is read once.
+    static func options(_ a: ParsedArguments, devices given: [String?], found: [PulseDevice?]?,
+                        record: FilePath?) throws -> [LiveOptions] {
+        let bitrate = try RecordingOptions.bitrate(a, record: record)
+        let sampleFormat = try RecordingOptions.sampleFormat(a)
+        let keep = try RecordingOptions.keep(a)
+        return try given.enumerated().map { k, device in
+            let settings = try MeterOptions.settings(a, native: found.flatMap { LiveCommands.nativeSpec(of: $0[k]) })
             let rate = settings.rate
             var o = LiveOptions(device: device, settings: settings, durationFrames: try MeterOptions.durationFrames(a, rate: rate),
                                 recordPath: recordPath(record, position: k, count: given.count),
-                                reconnect: a.flag("reconnect"),
-                                bitrateKbps: try RecordingOptions.bitrate(a, record: record),
+                                reconnect: a.flag("reconnect"), bitrateKbps: bitrate,
                                 recordMode: try RecordingOptions.mode(a, rate: rate))
             o.replaceRecording = a.flag("force")
-            o.sampleFormat = try RecordingOptions.sampleFormat(a)
+            o.sampleFormat = sampleFormat
             o.takeSplitFrames = try RecordingOptions.takeSplitFrames(a, rate: rate)
-            o.keepFiles = try RecordingOptions.keep(a)
+            o.keepFiles = keep
             o.stream = given.count > 1 ? k : nil
             return o
         }
