@@ -100,7 +100,7 @@ final class LiveMeterSession: @unchecked Sendable {
     /// `devices`: the connection that found the source's native format, reused to open the
     /// stream (a reconnection opens its own).
     init(options: LiveOptions, devices: PulseDevices? = nil, cancellation: Cancellation = Cancellation(),
-                continuations: @escaping @Sendable () -> Int = { 0 }) throws {
+         continuations: @escaping @Sendable () -> Int = { 0 }) throws {
         self.options = options
         self.cancellation = cancellation
         self.continuations = continuations

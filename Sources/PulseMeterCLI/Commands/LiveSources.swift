@@ -13,9 +13,7 @@ enum LiveSources {
     static func devices(_ a: ParsedArguments) throws(PulsemeterError) -> [String?] {
         let given = a.strings("device")
         guard !given.isEmpty else { return [nil] }
-        if given.contains(where: \.isEmpty) {
-            throw PulsemeterError(.usage, "--device needs a source name; run pulsemeter devices to list them")
-        }
+        try refuseEmpty(given, sink: false)
         if given.count > maxSources {
             throw PulsemeterError(.usage, "-d is given \(given.count) times: at most \(maxSources) sources are metered at once")
         }
@@ -33,11 +31,15 @@ enum LiveSources {
             let what = sink ? "plays to one sink" : "measures one source"
             throw PulsemeterError(.usage, "-d is given \(given.count) times: \(a.command) \(what); give -d once")
         }
-        if given.first?.isEmpty == true {
-            throw PulsemeterError(.usage, sink ? "--device needs a sink name; run pulsemeter devices --sinks to list them"
-                                               : "--device needs a source name; run pulsemeter devices to list them")
-        }
+        try refuseEmpty(given, sink: sink)
         return given.first
+    }
+
+    /// An empty `-d` among `given`: a usage error asking for a source (or sink) name.
+    private static func refuseEmpty(_ given: [String], sink: Bool) throws(PulsemeterError) {
+        guard given.contains(where: \.isEmpty) else { return }
+        throw PulsemeterError(.usage, sink ? "--device needs a sink name; run pulsemeter devices --sinks to list them"
+                                           : "--device needs a source name; run pulsemeter devices to list them")
     }
 
     /// Two `-d` naming the same device (as given, or resolved to the same source).
