@@ -95,6 +95,16 @@ enum Live {
 
     static func bin() throws -> String { try binary.get() }
 
+    /// A tone at `db` is what `levels` (per-frame rms dB) heard: the median frame within `within`
+    /// dB of it and at most `louder` frames more than `within` above it (another tone). A player
+    /// on a fresh null sink may stutter on a loaded machine, and a stutter only makes a frame
+    /// quieter, so the quiet side is left free.
+    static func heardAt(_ db: Double, _ levels: [Double], within: Double, louder: Int = 0) -> Bool {
+        guard !levels.isEmpty else { return false }
+        let median = levels.sorted()[levels.count / 2]
+        return abs(median - db) < within && levels.filter { $0 > db + within }.count <= louder
+    }
+
     // MARK: servers
 
     /// The server shared by the serialized suite: the one scripts/test started
