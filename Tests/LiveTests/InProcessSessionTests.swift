@@ -7,7 +7,7 @@ import Testing
 import Waiting
 
 extension LiveSuite {
-    /// MeterSession (its live sources) and PlaybackSession run inside the test process (not as a subprocess),
+    /// MeterSession (its live sources and a played file) runs inside the test process (not as a subprocess),
     /// so that `swift test --sanitize=thread` (scripts/test) watches their threads, handoffs
     /// and cancellation against the real private server.
     @Suite("sessions in process")
@@ -125,9 +125,13 @@ extension LiveSuite {
             let frames = 24_000
             try writeWav(TestSignal.make(frames: frames, seed: 5), to: file)
             let sink = Collect()
-            let session = try PlaybackSession(path: FilePath(file), device: "vsink", sink: sink)
-            try session.start()
+            let source = try PlaybackSource(path: FilePath(file), device: "vsink")
+            let settings = try ValidSettings(MeterSettings(rate: source.rate, channels: source.channels))
+            let session = try MeterSession(SessionDescription(sources: [.init(played: source, settings: settings)]),
+                                           cancellation: Cancellation())
+            try session.start(into: [sink])
             try session.finish()
+            #expect(session.isFinished && source.playedToEnd && source.position == frames)
             #expect(sink.frames.map(\.pos) == Array(stride(from: 1600, through: frames, by: 1600)))
             #expect(sink.summary?.pos == frames)
         }

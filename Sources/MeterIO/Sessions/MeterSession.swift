@@ -1,4 +1,5 @@
 import MeterCore
+import Synchronization
 
 /// Runs a `SessionDescription`: every source through its own `MeterPipeline`, fanned out to
 /// the sinks; owns the threads, the handoffs, cancellation and the end of the run (each
@@ -15,17 +16,28 @@ import MeterCore
 /// before any sink exists) and captured at their own pace, each by its `LiveMeterSession`
 /// (capture, recorder and analysis threads), side by side in a `LiveSessionGroup`.
 ///
+/// A played file (`play`) is read at the pace of its playback stream, one block at a time;
+/// `start(into:)` runs the session on its own thread so that the caller's thread stays free
+/// for the screen and the keys, and `finish()` waits for it.
+///
 /// Either way every sink call comes from one thread at a time (the `FrameSink` rule).
 ///
-/// Thread-safety invariant for `@unchecked Sendable`: `run` is called once, by the owner, and
-/// only it touches the description's sources; `liveProgress` and `nudge`, which any thread may
-/// call (the HTTP server's counters, a redraw after job control), only reach the live group,
-/// which is Sendable.
+/// Thread-safety invariant for `@unchecked Sendable`: `run` is called once, by the owner or
+/// by the thread `start(into:)` makes, and only it touches the description's sources;
+/// `liveProgress` and `nudge`, which any thread may call (the HTTP server's counters, a
+/// redraw after job control), only reach the live group, which is Sendable; `isFinished`
+/// and `finish` only the atomics and the wake-up behind them.
 public final class MeterSession: @unchecked Sendable {
     public let description: SessionDescription
     private let cancellation: Cancellation
     /// The live sources, opened; nil for sample sources.
     private let live: LiveSessionGroup?
+    /// A run `start(into:)` began: its end, and what it threw.
+    private let ended = Wakeup()
+    private let endedFlag = Atomic<Bool>(false)
+    private let failure = Mutex<(any Error)?>(nil)
+    /// The sinks `start(into:)` hands to its thread (set before the thread exists).
+    private var handedSinks: [any FrameSink] = []
 
     /// Cancelling `cancellation` ends the reading (live: the capture) where it is; the run
     /// still finishes. Opens the live sources (`PulseError`, `NetworkStreamError`, and the
@@ -58,11 +70,53 @@ public final class MeterSession: @unchecked Sendable {
         let sink = sinks.count == 1 ? sinks[0] : FanOutSink(sinks)
         if let live { return try live.run(sink: sink) }
         let sources = description.sources
+        if sources.count == 1, case .played(let played) = sources[0].input {
+            return [try runPlayed(played, settings: sources[0].settings, into: sink)]
+        }
         if sources.count == 1 { return [try runOne(sources[0], into: sink)] }
         return try runInTurn(sources, into: sink)
     }
 
+    /// `run(into:)` on a thread of its own ("pm-playback"); `finish()` waits for it.
+    /// The sinks become that thread's: the caller reads them only through what is itself
+    /// safe across threads (`LatestFrameSink`) until `finish()` returns.
+    public func start(into sinks: [any FrameSink]) throws {
+        handedSinks = sinks
+        try OSThread.spawn(role: "pm-playback") { [self] in
+            do { try run(into: handedSinks) } catch { failure.withLock { $0 = error } }
+            endedFlag.store(true, ordering: .releasing)
+            ended.signal()
+        }
+    }
+
+    /// The run `start(into:)` began has ended.
+    public var isFinished: Bool { endedFlag.load(ordering: .acquiring) }
+
+    /// Waits for the run `start(into:)` began; rethrows what it threw.
+    public func finish() throws {
+        ended.wait()
+        if let e = failure.withLock({ $0 }) { throw e }
+    }
+
     private var shouldStop: () -> Bool { { [cancellation] in cancellation.isCancelled } }
+
+    /// A played file: each block metered once the stream has taken it; the last partial hop
+    /// only when it was played to its end (a stop ends the frames where the sound ended).
+    private func runPlayed(_ played: PlaybackSource, settings: ValidSettings, into sink: any FrameSink) throws -> StreamSummary {
+        let pipeline = MeterPipeline(settings: settings, transform: FFTWPowerSpectrum.forBands(of: settings), clock: unixSeconds)
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: SourceRun.blockFrames * played.channels)
+        defer { buffer.deallocate() }
+        try sink.start(pipeline.streamInfo(source: played.name, live: true))
+        while true {
+            let n = try played.read(into: buffer, maxFrames: SourceRun.blockFrames)
+            if n == 0 { break }
+            try pipeline.process(buffer, frames: n) { try sink.frame($0) }
+        }
+        if played.playedToEnd { try pipeline.finish { try sink.frame($0) } }
+        let summary = pipeline.summary()
+        try sink.end(summary)
+        return summary
+    }
 
     private static func limited(_ source: SessionDescription.Source) -> any SampleBlockSource {
         let input = source.samples!
@@ -121,7 +175,7 @@ private final class SourceRun {
     let source: any SampleBlockSource
     let pipeline: MeterPipeline
     private let buffer: UnsafeMutablePointer<Float>
-    private static let blockFrames = 4096
+    static let blockFrames = 4096
 
     init(source: any SampleBlockSource, pipeline: MeterPipeline) {
         self.source = source

@@ -4,12 +4,14 @@ import MeterCore
 /// threads. The CLI builds one from the command line; `MeterSession` runs it into sinks.
 public struct SessionDescription {
     /// One source of a run: samples read as fast as they come (a sound file, an ffmpeg decoder,
-    /// raw PCM on stdin), or a live source captured at its own pace (a PulseAudio source, an
-    /// application's streams, a network stream, with its recording: `LiveOptions`).
+    /// raw PCM on stdin), a live source captured at its own pace (a PulseAudio source, an
+    /// application's streams, a network stream, with its recording: `LiveOptions`), or a file
+    /// played at the pace of its playback stream (`PlaybackSource`).
     public struct Source {
         public enum Input {
             case samples(any SampleBlockSource)
             case live(LiveOptions)
+            case played(PlaybackSource)
         }
         public let input: Input
         /// A live source's are its options' (so neither can say otherwise).
@@ -21,6 +23,14 @@ public struct SessionDescription {
             self.input = .samples(input)
             self.settings = settings
             self.limit = limit
+        }
+
+        /// A file played as it is metered: frames carry the time they were played (`ts`), the
+        /// start line says `live`, and the end line has no `complete`.
+        public init(played: PlaybackSource, settings: ValidSettings) {
+            input = .played(played)
+            self.settings = settings
+            limit = nil
         }
 
         /// A live source: its settings and duration are the options'.

@@ -27,48 +27,47 @@ enum PlayCommand {
         Signals.installStopHandlers()
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
+        let source = try PlaybackSource(path: path, device: device, cancellation: cancellation)
+        let session = try MeterSession(SessionDescription(sources: [.init(played: source, settings: settingsFor(source.rate, source.channels))]),
+                                       cancellation: cancellation)
         if !interactive {
-            let session = try PlaybackSession(path: path, device: device, sink: NDJSONSink(output: output),
-                                              settings: settingsFor, cancellation: cancellation)
-            try session.start()
-            do { try session.finish() } catch is OutputClosed { session.stop() }
+            try session.start(into: [NDJSONSink(output: output)])
+            do { try session.finish() } catch is OutputClosed {}  // a reader gone (| head) ends the play
             return 0
         }
         let levels = try WaveformCommand.compute(path: path, bars: 1024, floorDb: -60).levels
         let latest = LatestFrameSink()
-        let session = try PlaybackSession(path: path, device: device, sink: latest, settings: settingsFor,
-                                          cancellation: cancellation)
         let screen = TerminalScreen(output: output, readsKeys: true)
         var renderer = PlayerRenderer(levels: levels, title: path.lastComponent.string, width: screen.columns ?? 80,
                                       color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         try screen.enter()
         // Ctrl-Z: silent while stopped (the stream paused, the terminal given back); fg plays on.
-        try Signals.handleJobControl(screen.jobControl(beforeStop: { [session] in session.holdWhileStopped() },
-                                                       afterContinue: { [session] in session.releaseAfterStop() }))
+        try Signals.handleJobControl(screen.jobControl(beforeStop: { [source] in source.holdWhileStopped() },
+                                                       afterContinue: { [source] in source.releaseAfterStop() }))
         defer {
             Signals.endJobControl()
             screen.leave()
         }
-        try session.start()
+        try session.start(into: [latest])
         while !session.isFinished && !cancellation.isCancelled {
             for key in screen.readKeys() {
                 switch key {
-                case .space: session.togglePause()
-                case .left: session.seek(bySeconds: -5)
-                case .right: session.seek(bySeconds: 5)
-                case .quit: session.stop()
+                case .space: source.togglePause()
+                case .left: source.seek(bySeconds: -5)
+                case .right: source.seek(bySeconds: 5)
+                case .quit: source.stop()
                 case .other: break
                 }
             }
             if Signals.takeResize() || screen.takeRedraw(), let columns = screen.columns { renderer.width = columns }
-            let level = session.isPaused ? nil : latest.rmsDb
-            let frame = renderer.render(playedFrames: session.position, totalFrames: session.totalFrames,
-                                        rate: session.rate, levelDb: level, paused: session.isPaused,
+            let level = source.isPaused ? nil : latest.rmsDb
+            let frame = renderer.render(playedFrames: source.position, totalFrames: source.totalFrames,
+                                        rate: source.rate, levelDb: level, paused: source.isPaused,
                                         loudness: settings.loudness ? latest.loudness : nil, target: settings.targetLufs)
             try screen.draw(frame)
             CurrentProcess.pause(seconds: 0.033)
         }
-        session.stop()
+        source.stop()
         try session.finish()
         return 0
     }
