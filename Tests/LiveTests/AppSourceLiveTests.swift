@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
     @Suite("application sources")
@@ -66,16 +67,13 @@ extension LiveSuite {
             defer { tagged.kill() }
             let other = try Self.player("pm-loud", Self.tone(rmsDb: -6, hz: 1000, seconds: 8), server: server, dir: dir)
             defer { other.kill() }
-            var listed: [String: Any]?
-            let deadline = monotonic() + 5
-            while listed == nil && monotonic() < deadline {
+            let listed = try Wait.value(timeout: 5, interval: 0.1, {
                 let l = try pulsemeter(["devices", "--apps", "--json"], server: server)
                 let out = l.readToEnd(timeout: 10).joined()
                 #expect(l.wait(timeout: 5) == 0, "stderr: \(l.stderrText)")
                 let list = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])
-                listed = list.first { $0["application"] as? String == "pm-bypid" }
-                if listed == nil { usleep(100_000) }
-            }
+                return list.first { $0["application"] as? String == "pm-bypid" }
+            }, until: { $0 != nil })
             let entry = try #require(listed, "devices --apps lists the player")
             #expect((entry["pid"] as? NSNumber)?.int32Value == tagged.pid)
             #expect(entry["binary"] as? String == "pacat" && entry["sink"] as? String == "vsink", "\(entry)")
@@ -116,12 +114,12 @@ extension LiveSuite {
             let p = try pulsemeter(["monitor", "-d", "app:pm-duo", "-f", "ndjson", "--duration", "7"], server: server)
             let one = p.readLines(until: { $0.contains("\"streams\":1") }, timeout: 10)
             #expect(one.matched, "one stream; stderr: \(p.stderrText)")
-            usleep(1_500_000)
+            Wait.passing(seconds: 1.5)  // the input: a stretch with one stream
             let second = try Self.player("pm-duo", Self.tone(rmsDb: -20, hz: 660, seconds: 12), server: server, dir: dir)
             defer { second.kill() }
             let two = p.readLines(until: { $0.contains("\"streams\":2") }, timeout: 10)
             #expect(two.matched, "two streams")
-            usleep(2_000_000)
+            Wait.passing(seconds: 2)  // the input: a stretch with both
             second.kill()
             let rest = try parseLines(p.readToEnd(timeout: 20))
             #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")

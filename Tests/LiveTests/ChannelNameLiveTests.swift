@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
     @Suite("channel names")
@@ -20,18 +21,16 @@ extension LiveSuite {
         /// The source's channel map as pactl (an independent client) lists it; PipeWire creates
         /// the node a moment after the module loads, so wait for it.
         static func pactlChannelMap(_ source: String, server: PulseServer) throws -> [String] {
-            let deadline = monotonic() + 5
-            while monotonic() < deadline {
+            let map = try Wait.value(timeout: 5, interval: 0.1, { () throws -> [String]? in
                 let out = try run(["pactl", "list", "sources"], env: server.environment).stdout
                 let blocks = out.components(separatedBy: "\nSource #")
-                if let block = blocks.first(where: { $0.contains("Name: \(source)\n") }),
-                   let line = block.split(separator: "\n").first(where: { $0.contains("Channel Map:") }) {
-                    let value = line.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces)
-                    return value.split(separator: ",").map(String.init)
-                }
-                usleep(100_000)
-            }
-            throw LiveSetupError("pactl does not list \(source)")
+                guard let block = blocks.first(where: { $0.contains("Name: \(source)\n") }),
+                      let line = block.split(separator: "\n").first(where: { $0.contains("Channel Map:") }) else { return nil }
+                let value = line.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces)
+                return value.split(separator: ",").map(String.init)
+            }, until: { (m: [String]?) in m != nil })
+            guard let map else { throw LiveSetupError("pactl does not list \(source)") }
+            return map
         }
 
         @Test("a 6-channel null sink: the start line names its channel map as pactl lists it, the ANSI rows its short labels",

@@ -27,7 +27,7 @@ extension LiveSuite {
             let b = try server.play(AppSource.tone(rmsDb: -8, hz: 660, seconds: 12), into: "pm-b", dir: dir)
             defer { b.kill() }
             #expect(try run(["pactl", "set-default-source", "pm-a.monitor"], env: server.environment).status == 0)
-            usleep(500_000)
+            try Live.waitForTones([("pm-a.monitor", -20), ("pm-b.monitor", -8)], within: 0.5, server: server)
             try body()
         }
 

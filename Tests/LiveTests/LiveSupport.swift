@@ -105,6 +105,22 @@ enum Live {
         return abs(median - db) < within && levels.filter { $0 > db + within }.count <= louder
     }
 
+    /// Waits (10 s at most) until each monitor carries its tone: a 0.2 s run of `monitor` on
+    /// them all reads each one's rms within `within` dB of its tone's (a player takes a moment
+    /// to start, and PipeWire a moment more to link it).
+    static func waitForTones(_ tones: [(device: String, db: Double)], within: Double = 0.1, server: PulseServer) throws {
+        let args = ["monitor"] + tones.flatMap { ["-d", $0.device] } + ["-f", "ndjson", "--duration", "0.2"]
+        let heard = try Wait.until(timeout: 10) {
+            let p = try pulsemeter(args, server: server)
+            let ends = try parseLines(p.readToEnd(timeout: 10)).filter { $0.type == "end" }
+            _ = p.wait(timeout: 5)
+            return ends.count == tones.count && ends.allSatisfy { e in
+                abs((e.doubles("rms_db")?.first ?? -999) - tones[e.int("stream") ?? 0].db) < within
+            }
+        }
+        if !heard { throw LiveSetupError("the tones did not reach \(tones.map(\.device)) within 10 s") }
+    }
+
     // MARK: servers
 
     /// The server shared by the serialized suite: the one scripts/test started

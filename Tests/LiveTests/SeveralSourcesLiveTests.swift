@@ -33,18 +33,9 @@ extension LiveSuite {
 
         static let devices = ["-d", "pm-s1.monitor", "-d", "pm-s2.monitor"]
 
-        /// Waits until both monitors carry their tones (a player takes a moment to start).
+        /// Waits until both monitors carry their tones.
         static func waitForTones(_ server: PulseServer) throws {
-            let deadline = monotonic() + 10
-            while monotonic() < deadline {
-                let p = try pulsemeter(["monitor"] + devices + ["-f", "ndjson", "--duration", "0.2"], server: server)
-                let ends = try parseLines(p.readToEnd(timeout: 10)).filter { $0.type == "end" }
-                _ = p.wait(timeout: 5)
-                if ends.count == 2, ends.allSatisfy({ e in
-                    abs((e.doubles("rms_db")?.first ?? -999) - levels[e.int("stream") ?? 0]) < 0.1
-                }) { return }
-            }
-            throw LiveSetupError("the two tones did not reach their monitors within 10 s")
+            try Live.waitForTones([("pm-s1.monitor", levels[0]), ("pm-s2.monitor", levels[1])], server: server)
         }
 
         /// Reads until `count` frames of stream `k` arrived (10 s at most); the lines read.
