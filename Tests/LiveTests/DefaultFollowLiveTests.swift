@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite {
     @Suite("following the default source")
@@ -31,12 +32,14 @@ extension LiveSuite {
             try body()
         }
 
-        /// Runs `args` for 5 s, switching the default source to pm-b's monitor after 1.5 s.
-        static func switchMidRun(_ args: [String], server: PulseServer) throws -> [JSONLine] {
+        /// Runs `args` for 5 s, switching the default source to pm-b's monitor after 1.5 s, then
+        /// calling `afterSwitch` while the run goes on.
+        static func switchMidRun(_ args: [String], server: PulseServer, afterSwitch: () throws -> Void = {}) throws -> [JSONLine] {
             let p = try pulsemeter(args + ["-f", "ndjson", "--duration", "5"], server: server)
             let (head, reached) = try LiveSuite.readUntil(pos: 3 * Live.rate / 2, p, timeout: 10)
             #expect(reached, "1.5 s metered; stderr: \(p.stderrText)")
             #expect(try run(["pactl", "set-default-source", "pm-b.monitor"], env: server.environment).status == 0)
+            try afterSwitch()
             let rest = try parseLines(p.readToEnd(timeout: 15))
             #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
             return head + rest
@@ -47,14 +50,23 @@ extension LiveSuite {
                 .compactMap { $0.doubles("rms_db")?.first }
         }
 
-        @Test("without -d: the default switched mid-run is followed (a device line, the new level, one continuous file)")
+        @Test("without -d: the default switched mid-run is followed (a device line, the new level, one continuous file, /metrics relabelled)")
         func followsDefault() throws {
             let server = try Live.server()
             try Self.withTwoSources(server) {
                 let dir = try Live.tempDir("follow")
                 defer { Live.removeTree(dir) }
                 let file = dir + "/take.wav"
-                let lines = try Self.switchMidRun(["record", file], server: server)
+                let port = try HTTP.freePort()
+                let lines = try Self.switchMidRun(["record", file, "--listen", "127.0.0.1:\(port)"], server: server) {
+                    // /metrics labels its samples with the device metered now; /status quotes the device line.
+                    let relabelled = Wait.until(timeout: 3) {
+                        (try? HTTP.request(port: port, "/metrics"))?.text.contains("pulsemeter_up{source=\"pm-b.monitor\"} 1") == true
+                    }
+                    #expect(relabelled, "\((try? HTTP.request(port: port, "/metrics"))?.text ?? "no reply")")
+                    let status = try HTTP.json(HTTP.request(port: port, "/status"))
+                    #expect((status["device"] as? [String: Any])?["source"] as? String == "pm-b.monitor", "\(status)")
+                }
                 #expect(lines.first?.string("source") == "pm-a.monitor")
                 let device = try #require(lines.first { $0.type == "device" }, "a device line")
                 #expect(device.string("source") == "pm-b.monitor", "\(device.raw)")

@@ -97,7 +97,7 @@ import Testing
         #expect(!state.silent)
     }
 
-    @Test("status: one JSON object quoting the start and frame lines as written, with the counters")
+    @Test("status: one JSON object quoting the start and frame lines as written, with the counters; no device line before a change")
     func status() throws {
         let (state, line) = Self.state()
         let body = StatusDocument.render(state)
@@ -112,6 +112,29 @@ import Testing
         #expect(counters["frames_total"] as? Int == 4800)
         #expect(counters["dropped_frames_total"] as? Int == 160)
         #expect(counters["clipped_samples_total"] as? [Int] == [3, 0])
+        #expect(o["device"] == nil)
+    }
+
+    @Test("a device line relabels the metrics with the device metered now; /status quotes it")
+    func deviceChange() throws {
+        var (state, _) = Self.state()
+        var encoder = NDJSONEncoder()
+        _ = encoder.start(state.info!)
+        let change = DeviceChange(pos: 4800, ts: 2.0, source: "usb-mic")
+        let line = encoder.device(change)
+        state.device(change, line: line)
+        let s = Self.samples(String(decoding: PrometheusExposition.render(state), as: UTF8.self))
+        #expect(s["pulsemeter_rms_dbfs{source=\"usb-mic\",channel=\"0\"}"] == -15.05)
+        #expect(s["pulsemeter_frames_total{source=\"usb-mic\"}"] == 4800)
+        #expect(!s.keys.contains { $0.contains("vsink.monitor") })
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(StatusDocument.render(state))) as? [String: Any])
+        let device = try #require(o["device"] as? [String: Any])
+        let fromLine = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+        #expect(NSDictionary(dictionary: device) == NSDictionary(dictionary: fromLine))
+        #expect((o["start"] as? [[String: Any]])?.first?["source"] as? String == "vsink.monitor")
+        // A change that names no device (the server did not say) keeps the label.
+        state.device(DeviceChange(pos: 9600, ts: 3.0, source: ""), line: encoder.device(DeviceChange(pos: 9600, ts: 3.0, source: "")))
+        #expect(state.source == "usb-mic")
     }
 
     @Test("events: one SSE event per line, named by its type, the line as data")

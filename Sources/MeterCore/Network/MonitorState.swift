@@ -8,6 +8,10 @@ public struct MonitorState: Sendable {
     public private(set) var info: StreamInfo?
     /// The `start` line as written (without its newline).
     public private(set) var startLine: [UInt8]?
+    /// The device metered now: the start line's source, then each `device` line's; and the
+    /// latest `device` line as written (without its newline), nil before the first.
+    public private(set) var source: String?
+    public private(set) var deviceLine: [UInt8]?
     /// The latest frame, and its NDJSON line (without its newline).
     public private(set) var latest: MeterFrame?
     public private(set) var latestLine: [UInt8]?
@@ -53,6 +57,7 @@ public struct MonitorState: Sendable {
     public mutating func start(_ info: StreamInfo, line: [UInt8]) {
         self.info = info
         startLine = Self.trimmed(line)
+        source = info.source
         clippedSamples = Array(repeating: 0, count: info.settings.channels)
     }
 
@@ -64,6 +69,13 @@ public struct MonitorState: Sendable {
         if let start = silenceStartPos, let rate = info?.settings.rate {
             silenceSeconds = max(silenceSeconds, endedSilenceSeconds + Double(max(0, frame.pos - start)) / Double(rate))
         }
+    }
+
+    /// The default device switched (or an application source's streams changed): the metrics
+    /// are labelled with what is metered from now on.
+    public mutating func device(_ change: DeviceChange, line: [UInt8]) {
+        if !change.source.isEmpty { source = change.source }
+        deviceLine = Self.trimmed(line)
     }
 
     public mutating func gap(_ gap: StreamGap) {

@@ -1,7 +1,8 @@
 /// The /metrics body: Prometheus text exposition format 0.0.4 of a `MonitorState`.
 ///
 /// Every family has its `# HELP` and `# TYPE` line, even before it has a sample. Samples carry
-/// the labels `source` (the device name) and, per channel, `channel` (0-based). Values are
+/// the labels `source` (the device metered now: the start line's, then the latest `device`
+/// line's) and, per channel, `channel` (0-based). Values are
 /// the finite, floored figures of the frames (dB with 2 decimals, as in NDJSON), never NaN.
 public enum PrometheusExposition {
     /// The `Content-Type` of the body.
@@ -9,7 +10,7 @@ public enum PrometheusExposition {
 
     public static func render(_ state: MonitorState) -> [UInt8] {
         let b = JSONLineBuilder(capacity: 4096)
-        let source = state.info?.source
+        let source = state.source
         let channels = state.info?.settings.channels ?? 0
         let settings = state.info?.settings
 

@@ -1,5 +1,6 @@
-/// The /status body: one JSON object with the `start` line(s) and the latest `frame` line as
-/// the NDJSON output writes them, the state gauges, and the counters of /metrics (the same
+/// The /status body: one JSON object with the `start` line(s), the latest `frame` line and,
+/// once the device changed, the latest `device` line, as the NDJSON output writes them, the
+/// state gauges, and the counters of /metrics (the same
 /// names without the `pulsemeter_` prefix).
 ///
 /// ```
@@ -16,6 +17,10 @@ public enum StatusDocument {
         b.byte(UInt8(ascii: "]"))
         b.key("frame")
         if let line = state.latestLine { b.append(line) } else { b.raw("null") }
+        if let line = state.deviceLine {
+            b.key("device")
+            b.append(line)
+        }
         b.field("up", state.up)
         b.field("recording", state.recording)
         if state.info?.settings.events != nil { b.field("silence", state.silent) }

@@ -34,7 +34,8 @@ public final class HTTPSink: FrameSink, LiveStatusSink {
 
     public func device(_ change: DeviceChange) throws {
         try ndjson.device(change)
-        server.publish(lines.take(), frame: false) { _ in }
+        let written = lines.take()
+        server.publish(written, frame: false) { $0.device(change, line: written.first ?? []) }
     }
 
     public func file(_ event: RecordingFileEvent) throws {
