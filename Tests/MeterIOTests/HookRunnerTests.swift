@@ -15,8 +15,11 @@ import Waiting
     /// for the runner, not a SIGPIPE ending the process.
     init() { Signals.ignorePipe() }
 
+    /// What the runner reported, from its worker threads: under `Locked` (a pthread mutex,
+    /// which ThreadSanitizer sees; Synchronization's `Mutex` it does not, and reported the
+    /// two workers' appends as a race).
     final class Reports: Sendable {
-        let list = Mutex<[HookRunner.Report]>([])
+        let list = Locked<[HookRunner.Report]>([])
         var all: [HookRunner.Report] { list.withLock { $0 } }
     }
 

@@ -149,7 +149,7 @@ final class LiveAnalysis: @unchecked Sendable {
     }
 
     /// Removes and returns the entries of `list` at positions up to `bound`.
-    private static func take<T: Sendable>(_ list: borrowing Mutex<[T]>, upTo bound: Int, _ pos: (T) -> Int) -> [T] {
+    private static func take<T: Sendable>(_ list: Locked<[T]>, upTo bound: Int, _ pos: (T) -> Int) -> [T] {
         list.withLock { l -> [T] in
             defer { l.removeAll { pos($0) <= bound } }
             return l.filter { pos($0) <= bound }

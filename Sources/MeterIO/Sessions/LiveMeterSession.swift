@@ -25,8 +25,9 @@ import Synchronization
 ///
 /// Thread-safety invariant for `@unchecked Sendable`: `stream` is touched only by the capture
 /// thread once `run` starts; `files` only by the recorder thread (and by `run` once that thread
-/// is done); everything else shared is an Atomic, a Mutex, a `Wakeup`, or a ChunkHandoff used
-/// by exactly one producer and one consumer.
+/// is done); everything else shared is an Atomic, a `Locked` (a pthread mutex, so that
+/// ThreadSanitizer checks what it guards), a `Wakeup`, or a ChunkHandoff used by exactly one
+/// producer and one consumer.
 final class LiveMeterSession: @unchecked Sendable {
     let options: LiveOptions
     /// The source name shown in the `start` line (the default source resolved to its name).
@@ -41,7 +42,7 @@ final class LiveMeterSession: @unchecked Sendable {
     var files: Recorder?
     /// Take decisions (`--trigger`), analysis -> recorder. Two per take, so a lock never held
     /// for more than an append or a swap; never full, so the analysis never waits on it.
-    let takeChanges = Mutex<[TakeDetector.Change]>([])
+    let takeChanges = Locked<[TakeDetector.Change]>([])
     /// Capture position up to which the analysis has decided (takes: open or not).
     let decidedUpTo = Atomic<Int>(0)
     /// Signalled once the analysis made its last take decision.
@@ -60,13 +61,13 @@ final class LiveMeterSession: @unchecked Sendable {
     let internalStop = Atomic<Bool>(false)   // a consumer failed; stop capturing
     let captureDone = Wakeup()
     let recorderDone = Wakeup()
-    let failures = Mutex<[Error]>([])
+    let failures = Locked<[Error]>([])
     /// Outages survived, each with the captured-frame position where it happened: the
     /// analysis emits a gap line once it has processed the frames before it, so the line
     /// always sits between the frames captured before and after the outage.
-    let gaps = Mutex<[StreamGap]>([])
+    let gaps = Locked<[StreamGap]>([])
     /// What the source meters, when it changed, with the position where it did (as gaps).
-    let deviceChanges = Mutex<[DeviceChange]>([])
+    let deviceChanges = Locked<[DeviceChange]>([])
     /// How many times the process has been continued after a stop (job control): the capture
     /// thread measures what each stop cost (`StopLossEstimator`).
     let continuations: @Sendable () -> Int
@@ -221,7 +222,7 @@ final class LiveMeterSession: @unchecked Sendable {
 /// Files opened and closed, handed from the recorder thread to the analysis (a class, so the
 /// recorder's report closure can hold it).
 final class FileEventQueue: Sendable {
-    let list = Mutex<[RecordingFileEvent]>([])
+    let list = Locked<[RecordingFileEvent]>([])
 
     /// The events so far, taken.
     func take() -> [RecordingFileEvent] { list.withLock { e in defer { e.removeAll() }; return e } }
