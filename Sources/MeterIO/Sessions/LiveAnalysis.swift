@@ -129,22 +129,23 @@ final class LiveAnalysis: @unchecked Sendable {
     }
 
     private func forwardFileEvents() {
-        for var e in session.fileEvents.take() {
-            e.stream = pipeline.stream
-            guarded { try sink.file(e) }
-        }
+        for e in stamped(session.fileEvents.take(), \.stream) { guarded { try sink.file(e) } }
     }
 
     /// The gap lines of outages and the device lines of changes at or before `bound`, so each
     /// sits between the frames captured before and after it.
     private func emitGaps(upTo bound: Int) {
-        for var g in Self.take(session.gaps, upTo: bound, \.pos) {
-            g.stream = pipeline.stream
-            guarded { try sink.gap(g) }
-        }
-        for var d in Self.take(session.deviceChanges, upTo: bound, \.pos) {
-            d.stream = pipeline.stream
-            guarded { try sink.device(d) }
+        for g in stamped(Self.take(session.gaps, upTo: bound, \.pos), \.stream) { guarded { try sink.gap(g) } }
+        for d in stamped(Self.take(session.deviceChanges, upTo: bound, \.pos), \.stream) { guarded { try sink.device(d) } }
+    }
+
+    /// `lines` with this source's stream index (the NDJSON `stream` field), as the pipeline
+    /// stamps its own frames: the capture and recorder threads that made them do not know it.
+    private func stamped<T>(_ lines: [T], _ stream: WritableKeyPath<T, Int?>) -> [T] {
+        lines.map { line in
+            var line = line
+            line[keyPath: stream] = pipeline.stream
+            return line
         }
     }
 
