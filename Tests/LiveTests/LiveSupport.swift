@@ -939,10 +939,12 @@ func sampleMismatch(_ actual: [Int16], _ expected: [Int16]) -> String? {
 ///   posts silence while it has no writer);
 /// - on PipeWire zero frames may also come before the first piece, after the last, and inside
 ///   a piece (pacat's stream underran on the loaded machine and the sink played silence: the
-///   server's doing, never pulsemeter's, which cannot invent frames); after such silence the
-///   piece may go on up to about twice as many frames later (what the player wrote for the
-///   time it missed, dropped by the server). Every captured frame is still in the file: the
-///   callers check its length against the run's position.
+///   server's doing, never pulsemeter's, which cannot invent frames); and the piece may go on
+///   up to 100 ms later, after such silence or without it (what the player wrote for the time
+///   it missed, dropped by the server; CI's loaded PipeWire once skipped 1792 frames with no
+///   silence): 32 frames must match there, so frames doubled, reordered or altered still
+///   fail. Every captured frame is still in the file (the callers check its length against
+///   the run's position), and PulseAudio's exact feed checks that nothing is skipped.
 /// When not `complete`, the recording may end inside a piece, and the pieces after it are
 /// missing.
 func fedAudioProblem(_ recorded: [Int16], _ pieces: [[Int16]], server: PulseServer, complete: Bool = true) -> String? {
@@ -950,13 +952,12 @@ func fedAudioProblem(_ recorded: [Int16], _ pieces: [[Int16]], server: PulseServ
     let frames = recorded.count / 2
     func isZero(_ j: Int) -> Bool { recorded[2 * j] == 0 && recorded[2 * j + 1] == 0 }
     var j = 0  // frame in `recorded`
-    var inserted = 0, lost = 0
+    var inserted = 0, lost = 0, skips = 0
     for (k, piece) in pieces.enumerated() {
         let n = piece.count / 2
         var i = 0  // frame in `piece`
-        var zeros = 0  // silence just inserted inside the piece (an underrun)
         // After an underrun the pulse protocol drops what the player wrote for the time it
-        // missed: the piece goes on up to about as many frames later (32 frames must match).
+        // missed: the piece goes on up to 100 ms later (32 frames must match).
         func resumes(after skip: Int) -> Bool {
             let m = min(32, n - i - skip, frames - j)
             guard m > 0 else { return false }
@@ -973,15 +974,13 @@ func fedAudioProblem(_ recorded: [Int16], _ pieces: [[Int16]], server: PulseServ
             if recorded[2 * j] == piece[2 * i] && recorded[2 * j + 1] == piece[2 * i + 1] {
                 i += 1
                 j += 1
-                zeros = 0
             } else if loose && isZero(j) && i > 0 {
                 inserted += 1
-                zeros += 1
                 j += 1
-            } else if loose && zeros > 0, let skip = (1...(2 * zeros + 64)).first(where: { resumes(after: $0) }) {
+            } else if loose && i > 0, let skip = (1...(Live.rate / 10)).first(where: { resumes(after: $0) }) {
                 lost += skip
+                skips += 1
                 i += skip
-                zeros = 0
             } else {
                 return "piece \(k) (from frame \(start)): its frame \(i) differs from recorded frame \(j)"
                     + (i == 0 ? " (not found after the silence)" : "")
@@ -993,8 +992,8 @@ func fedAudioProblem(_ recorded: [Int16], _ pieces: [[Int16]], server: PulseServ
     }
     if loose { while j < frames && isZero(j) { j += 1 } }
     if j < frames { return "\(frames - j) more frames after the fed input, from frame \(j)" }
-    if inserted > 0 {
-        print("live tests: PipeWire played \(inserted) frames of silence inside the feed (an underrun), \(lost) fed frames dropped with it")
+    if inserted > 0 || lost > 0 {
+        print("live tests: PipeWire played \(inserted) frames of silence inside the feed (an underrun) and skipped \(lost) fed frames in \(skips) places")
     }
     return nil
 }
