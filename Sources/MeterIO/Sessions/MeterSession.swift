@@ -4,7 +4,7 @@ import Synchronization
 /// Runs a `SessionDescription`: every source through its own `MeterPipeline`, fanned out to
 /// the sinks; owns the threads, the handoffs, cancellation and the end of the run (each
 /// source's end line, `complete` false when cancelled). `analyze`, a many-file run's workers,
-/// `monitor`, `record` and `calibrate` are each a description of one.
+/// `monitor`, `record`, `calibrate` and `play` are each a description of one.
 ///
 /// Sample sources are read as fast as they deliver. One runs as its `threads` say (`spread`:
 /// read ahead on a decoding thread, bands, encoding and output on an output thread behind a

@@ -17,7 +17,7 @@ enum PlayCommand {
         let output = try OutputChoice.open(a)
         let interactive = try MeterOptions.format(a, outputIsTerminal: output.isTerminal && Terminal.isTerminal(0)) == .ansi
         // --target's value is checked before the file is opened, and the settings once more for
-        // the file's rate and channels, which the session gives.
+        // the file's rate and channels, which the played source gives.
         let settingsFor = { (rate: Int, channels: Int) throws(PulsemeterError) -> ValidSettings in
             var s = MeterSettings(rate: rate, channels: channels)
             try MeterOptions.readLoudness(a, into: &s)
@@ -28,8 +28,8 @@ enum PlayCommand {
         let cancellation = Cancellation()
         try Signals.cancelOnStop(cancellation)
         let source = try PlaybackSource(path: path, device: device, cancellation: cancellation)
-        let session = try MeterSession(SessionDescription(sources: [.init(played: source, settings: settingsFor(source.rate, source.channels))]),
-                                       cancellation: cancellation)
+        let played = SessionDescription.Source(played: source, settings: try settingsFor(source.rate, source.channels))
+        let session = try MeterSession(SessionDescription(sources: [played]), cancellation: cancellation)
         if !interactive {
             try session.start(into: [NDJSONSink(output: output)])
             do { try session.finish() } catch is OutputClosed {}  // a reader gone (| head) ends the play
