@@ -1,5 +1,4 @@
 import MeterCore
-import Synchronization
 
 /// Runs a `SessionDescription`: every source through its own `MeterPipeline`, fanned out to
 /// the sinks; owns the threads, the handoffs, cancellation and the end of the run (each
@@ -26,16 +25,15 @@ import Synchronization
 /// by the thread `start(into:)` makes, and only it touches the description's sources;
 /// `liveProgress` and `nudge`, which any thread may call (the HTTP server's counters, a
 /// redraw after job control), only reach the live group, which is Sendable; `isFinished`
-/// and `finish` only the atomics and the wake-up behind them.
+/// and `finish` only the outcome, under its lock, and the wake-up.
 public final class MeterSession: @unchecked Sendable {
     public let description: SessionDescription
     private let cancellation: Cancellation
     /// The live sources, opened; nil for sample sources.
     private let live: LiveSessionGroup?
-    /// A run `start(into:)` began: its end, and what it threw.
+    /// The outcome of the run `start(into:)` began (nil while it runs), and its end signalled.
+    private let outcome = Locked<Result<[StreamSummary], any Error>?>(nil)
     private let ended = Wakeup()
-    private let endedFlag = Atomic<Bool>(false)
-    private let failure = Mutex<(any Error)?>(nil)
     /// The sinks `start(into:)` hands to its thread (set before the thread exists).
     private var handedSinks: [any FrameSink] = []
 
@@ -83,19 +81,19 @@ public final class MeterSession: @unchecked Sendable {
     public func start(into sinks: [any FrameSink]) throws {
         handedSinks = sinks
         try OSThread.spawn(role: "pm-playback") { [self] in
-            do { try run(into: handedSinks) } catch { failure.withLock { $0 = error } }
-            endedFlag.store(true, ordering: .releasing)
+            let result = Result { try run(into: handedSinks) }
+            outcome.withLock { $0 = result }
             ended.signal()
         }
     }
 
     /// The run `start(into:)` began has ended.
-    public var isFinished: Bool { endedFlag.load(ordering: .acquiring) }
+    public var isFinished: Bool { outcome.withLock { $0 != nil } }
 
     /// Waits for the run `start(into:)` began; rethrows what it threw.
     public func finish() throws {
         ended.wait()
-        if let e = failure.withLock({ $0 }) { throw e }
+        _ = try outcome.withLock { $0 }!.get()
     }
 
     private var shouldStop: () -> Bool { { [cancellation] in cancellation.isCancelled } }
@@ -104,14 +102,9 @@ public final class MeterSession: @unchecked Sendable {
     /// only when it was played to its end (a stop ends the frames where the sound ended).
     private func runPlayed(_ played: PlaybackSource, settings: ValidSettings, into sink: any FrameSink) throws -> StreamSummary {
         let pipeline = MeterPipeline(settings: settings, transform: FFTWPowerSpectrum.forBands(of: settings), clock: unixSeconds)
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: SourceRun.blockFrames * played.channels)
-        defer { buffer.deallocate() }
+        let reading = SourceRun(source: played, pipeline: pipeline)
         try sink.start(pipeline.streamInfo(source: played.name, live: true))
-        while true {
-            let n = try played.read(into: buffer, maxFrames: SourceRun.blockFrames)
-            if n == 0 { break }
-            try pipeline.process(buffer, frames: n) { try sink.frame($0) }
-        }
+        while try reading.step(into: sink) {}
         if played.playedToEnd { try pipeline.finish { try sink.frame($0) } }
         let summary = pipeline.summary()
         try sink.end(summary)
@@ -175,7 +168,7 @@ private final class SourceRun {
     let source: any SampleBlockSource
     let pipeline: MeterPipeline
     private let buffer: UnsafeMutablePointer<Float>
-    static let blockFrames = 4096
+    private static let blockFrames = 4096
 
     init(source: any SampleBlockSource, pipeline: MeterPipeline) {
         self.source = source
