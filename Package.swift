@@ -4,7 +4,8 @@
 // Layers (each folder under Sources/ is one):
 //   MeterCore      pure Swift, no C: levels, bands, frames, encoders, renderers, rings
 //   MeterIO        the only layer that touches C and the OS: PulseAudio, libsndfile, FFTW,
-//                  terminal, libmicrohttpd (libebur128 is the tests' loudness reference only)
+//                  terminal, libmicrohttpd (loaded when a daemon starts; libebur128 is the
+//                  tests' loudness reference only)
 //   PulseMeterCLI  argument parsing, commands, help text, exit codes
 //   pulsemeter     the executable: a few lines calling PulseMeterCLI
 import PackageDescription
@@ -27,8 +28,9 @@ let package = Package(
         .systemLibrary(
             name: "CFFTW", pkgConfig: "fftw3f",
             providers: [.apt(["libfftw3-dev"])]),
+        // Loaded at run time by its wrapper (dlopen), not linked: no pkg-config link flags.
         .systemLibrary(
-            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            name: "CMicroHTTPD",
             providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(
             name: "CEBUR128", pkgConfig: "libebur128",

@@ -177,6 +177,30 @@ extension LiveSuite {
             #expect(sse.waitForEnd(timeout: 5))
         }
 
+        @Test("libmicrohttpd is loaded only by a run that serves: mapped with --listen, not without")
+        func libraryLoadedOnDemand() throws {
+            let server = try Live.server()
+            func mapsLibrary(_ p: Subprocess) throws -> Bool {
+                // Read to the end (the file's size says 0), every mapping of the process.
+                let path = "/proc/\(p.process.processIdentifier)/maps"
+                let file = try #require(FileHandle(forReadingAtPath: path), "cannot open \(path)")
+                defer { try? file.close() }
+                let maps = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+                #expect(maps.contains("libpulse"), "\(path) holds no libpulse: \(maps.prefix(200))")
+                return maps.contains("libmicrohttpd")
+            }
+            let m = try Self.startMeter([], server: server)
+            defer { m.stop() }
+            _ = try m.steadyFrame()
+            #expect(try mapsLibrary(m.process))
+            // A plain monitor, once it meters (its start line is out, so its libraries are in).
+            let plain = try pulsemeter(["monitor", "-d", server.feedSource, "-f", "ndjson"], server: server)
+            defer { plain.signal(SIGTERM); _ = plain.wait(timeout: 10) }
+            let start = try #require(plain.readLine(timeout: 15), "stderr: \(plain.stderrText)")
+            #expect(try JSONLine(start).type == "start")
+            #expect(try !mapsLibrary(plain))
+        }
+
         @Test("a port that cannot be bound: exit 69 naming the address and the reason, before the server is asked")
         func takenPort() throws {
             let port = try HTTP.freePort()

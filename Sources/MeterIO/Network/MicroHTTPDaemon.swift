@@ -3,7 +3,9 @@ import Glibc
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd (`MHD_start_daemon` with its own polling thread on a
-/// socket already listening): requests in, responses out, nothing else. What to answer is
+/// socket already listening): requests in, responses out, nothing else. The library is
+/// loaded (`dlopen`) when the first daemon starts, so a run that serves nothing does not map
+/// it and the TLS libraries it needs. What to answer is
 /// the handler's business; this wrapper turns its answers into `MHD_create_response_*` and
 /// `MHD_queue_response` calls and keeps the C callbacks in one place.
 ///
@@ -23,9 +25,9 @@ final class MicroHTTPDaemon: @unchecked Sendable {
 
         /// Takes the connection out of the daemon's loop (`MHD_suspend_connection`); only from
         /// inside `StreamBody.read`.
-        func suspend() { MHD_suspend_connection(raw) }
+        func suspend() { CMicroHTTPD_suspend(raw) }
         /// Puts a suspended connection back (`MHD_resume_connection`), from any thread.
-        func resume() { MHD_resume_connection(raw) }
+        func resume() { CMicroHTTPD_resume(raw) }
         /// Shrinks the socket's send buffer (`setsockopt(SO_SNDBUF)`), so that a client that
         /// stops reading shows as behind after seconds, not after the kernel's megabytes.
         func limitSendBuffer(_ bytes: Int32) {
@@ -49,7 +51,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
 
         /// A query argument (`MHD_lookup_connection_value`, GET arguments).
         func argument(_ name: String) -> String? {
-            MHD_lookup_connection_value(connection.raw, CMicroHTTPD_GET_ARGUMENT_KIND, name).map { String(cString: $0) }
+            CMicroHTTPD_argument(connection.raw, name).map { String(cString: $0) }
         }
     }
 
@@ -91,6 +93,10 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     init(socket: ListeningSocket, connectionLimit: Int, idleTimeoutSeconds: Int,
          handler: @escaping (Request) -> Response) throws(ListeningSocket.Failure) {
         self.handler = handler
+        if let why = CMicroHTTPD_load() {
+            throw ListeningSocket.Failure(host: socket.host, port: socket.port,
+                                          reason: "libmicrohttpd could not be loaded (\(String(cString: why)))")
+        }
         let me = Unmanaged.passUnretained(self).toOpaque()
         let d = CMicroHTTPD_start(CMicroHTTPD_DAEMON_FLAGS, socket.take(), { cls, connection, url, method, _, _, _, _ in
             let me = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls!).takeUnretainedValue()
@@ -111,7 +117,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     /// Stops serving and closes every connection (`MHD_stop_daemon`); streamed bodies must
     /// have resumed their connections first.
     func stop() {
-        if let d = daemon { MHD_stop_daemon(d) }
+        if let d = daemon { CMicroHTTPD_stop(d) }
         daemon = nil
     }
 
@@ -120,11 +126,11 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         switch r.body {
         case .bytes(let bytes):
             response = bytes.withUnsafeBytes { b in
-                MHD_create_response_from_buffer(b.count, UnsafeMutableRawPointer(mutating: b.baseAddress), CMicroHTTPD_RESPMEM_MUST_COPY)
+                CMicroHTTPD_response_copying(b.count, b.baseAddress)
             }
         case .stream(let body):
             let box = Unmanaged.passRetained(body as AnyObject).toOpaque()
-            response = MHD_create_response_from_callback(CMicroHTTPD_SIZE_UNKNOWN, 16 * 1024, { cls, _, buf, max in
+            response = CMicroHTTPD_response_streamed(16 * 1024, { cls, _, buf, max in
                 let body = Unmanaged<AnyObject>.fromOpaque(cls!).takeUnretainedValue() as! any StreamBody
                 switch body.read(into: UnsafeMutableRawBufferPointer(start: buf, count: max)) {
                 case .bytes(let n): return n
@@ -139,8 +145,8 @@ final class MicroHTTPDaemon: @unchecked Sendable {
             if response == nil { Unmanaged<AnyObject>.fromOpaque(box).release() }
         }
         guard let response else { return CMicroHTTPD_NO }
-        defer { MHD_destroy_response(response) }
-        for (name, value) in r.headers { MHD_add_response_header(response, name, value) }
-        return MHD_queue_response(connection, UInt32(r.status), response)
+        defer { CMicroHTTPD_destroy(response) }
+        for (name, value) in r.headers { _ = CMicroHTTPD_add_header(response, name, value) }
+        return CMicroHTTPD_queue(connection, UInt32(r.status), response)
     }
 }
