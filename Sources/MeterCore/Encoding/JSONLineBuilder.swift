@@ -147,8 +147,8 @@ public final class JSONLineBuilder {
         var units = Int64(t)
         let f = t - Double(units)
         if f >= 0.5 { units += 1 } else if f <= -0.5 { units -= 1 }
-        if decimals == 2, units >= CentiTable.lowest, units <= CentiTable.highest {
-            count = Self.centiTable.copy(units, to: storage, at: count)
+        if decimals == 2 {
+            count = Self.writeCenti(units, into: storage, at: count)
             return
         }
         count = Self.writeFixed(units, decimals: decimals, into: storage, at: count)
@@ -194,42 +194,26 @@ public final class JSONLineBuilder {
         }
     }
 
-    /// Every dB value with 2 decimals from -160.00 to 30.00, formatted once: most numbers on a
-    /// meter line are such values, and copying 5-7 bytes beats formatting them each time.
-    private struct CentiTable: Sendable {
-        static let lowest: Int64 = -16000
-        static let highest: Int64 = 3000
-        let text: [UInt8]
-        let offsets: [Int32]  // entry k spans offsets[k] ..< offsets[k + 1]
-
-        init() {
-            var text: [UInt8] = []
-            var offsets: [Int32] = [0]
-            let buf = UnsafeMutablePointer<UInt8>.allocate(capacity: 32)
-            defer { buf.deallocate() }
-            for u in Self.lowest...Self.highest {
-                let n = JSONLineBuilder.writeFixed(u, decimals: 2, into: buf, at: 0)
-                text.append(contentsOf: UnsafeBufferPointer(start: buf, count: n))
-                offsets.append(Int32(text.count))
-            }
-            self.text = text
-            self.offsets = offsets
+    /// `units / 100` as text at `buf[at...]`, like `writeFixed` with 2 decimals (most numbers on
+    /// a line are such dB values): the integer part, then one or two fraction digits, no
+    /// scratch and no table (a live meter writes a line a frame, when a table is out of cache).
+    @inline(__always)
+    private static func writeCenti(_ units: Int64, into buf: UnsafeMutablePointer<UInt8>, at: Int) -> Int {
+        var i = at
+        if units < 0 {
+            buf[i] = UInt8(ascii: "-")
+            i += 1
         }
-
-        @inline(__always)
-        func copy(_ units: Int64, to buf: UnsafeMutablePointer<UInt8>, at: Int) -> Int {
-            let k = Int(units - Self.lowest)
-            return offsets.withUnsafeBufferPointer { o in
-                text.withUnsafeBufferPointer { t in
-                    let a = Int(o[k]), n = Int(o[k + 1]) - a
-                    (buf + at).update(from: t.baseAddress! + a, count: n)
-                    return at + n
-                }
-            }
-        }
+        let u = units.magnitude
+        let whole = u / 100, fraction = u &- whole &* 100
+        i = writeDigits(whole, minDigits: 1, into: buf, at: i)
+        let tens = fraction / 10, ones = fraction &- tens &* 10
+        buf[i] = UInt8(ascii: ".")
+        buf[i &+ 1] = UInt8(truncatingIfNeeded: tens) &+ 48
+        guard ones != 0 else { return i &+ 2 }
+        buf[i &+ 2] = UInt8(truncatingIfNeeded: ones) &+ 48
+        return i &+ 3
     }
-
-    private static let centiTable = CentiTable()
 
     /// `"name":`, preceded by a comma unless it opens the object.
     public func key(_ name: StaticString) {

@@ -20,6 +20,16 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     private var stream: OpaquePointer
     /// The fragment being read (`pa_stream_peek`; nil data: a hole), until dropped.
     private var fragment: (data: UnsafeRawPointer?, bytes: Int, offset: Int)?
+    /// Set by the stream's read and state callbacks (`pa_stream_set_read_callback`,
+    /// `pa_stream_set_state_callback`, run by the main loop's dispatch on the reading thread)
+    /// when the server delivered audio or the stream's state changed; cleared when a peek
+    /// finds nothing. A delivery takes a pass of the loop per socket read, so without it each
+    /// pass would peek in vain, and every libpulse call costs a system call (its fork check).
+    private let delivered: UnsafeMutablePointer<Bool> = {
+        let p = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
+        p.initialize(to: true)
+        return p
+    }()
     /// What `connect` needs, kept to connect the stream again on another device.
     private struct Opening {
         var name: String, spec: pa_sample_spec, map: pa_channel_map, attr: pa_buffer_attr, timeout: Double
@@ -47,7 +57,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
                                   fragsize: UInt32(fragmentFrames * channels * format.bytesPerSample))
         let streamName = "\(name) \(getpid())-\(Self.streams.add(1, ordering: .relaxed).newValue)"
         opening = Opening(name: streamName, spec: spec, map: map, attr: attr, timeout: startTimeout)
-        stream = try Self.connect(opening, on: connection, device: resolved)
+        stream = try Self.connect(opening, on: connection, device: resolved, delivered: delivered)
         if let resolved {
             let wanted: SourceWatcher.Wanted
             switch device {
@@ -61,11 +71,17 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
 
     /// `pa_stream_new` and `pa_stream_connect_record` on `connection`, iterating its main loop
     /// until the stream is ready (at most `o.timeout` s).
-    private static func connect(_ o: Opening, on connection: PulseDevices, device: String?) throws(PulseError) -> OpaquePointer {
+    private static func connect(_ o: Opening, on connection: PulseDevices, device: String?,
+                                delivered: UnsafeMutablePointer<Bool>) throws(PulseError) -> OpaquePointer {
         var spec = o.spec, map = o.map, attr = o.attr
         guard let s = pa_stream_new(connection.context, o.name, &spec, &map) else {
             throw PulseStream.openError(pa_context_errno(connection.context), device: device, direction: .record)
         }
+        pa_stream_set_read_callback(s, { _, _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
+                                    UnsafeMutableRawPointer(delivered))
+        pa_stream_set_state_callback(s, { _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
+                                     UnsafeMutableRawPointer(delivered))
+        delivered.pointee = true
         guard pa_stream_connect_record(s, device, &attr, CPulse_RECORD_FLAGS) == 0 else {
             pa_stream_unref(s)
             throw PulseStream.openError(pa_context_errno(connection.context), device: device, direction: .record)
@@ -108,7 +124,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
         case .moved(let name):
             device = name
         case .follow(let name):
-            guard let s = try? Self.connect(opening, on: connection, device: name) else { return }
+            guard let s = try? Self.connect(opening, on: connection, device: name, delivered: delivered) else { return }
             close(stream)
             stream = s
             device = name
@@ -120,11 +136,17 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     private func close(_ s: OpaquePointer) {
         if fragment != nil { pa_stream_drop(s) }
         fragment = nil
+        // No callback after this: `delivered` may be gone before libpulse lets go of the stream.
+        pa_stream_set_read_callback(s, nil, nil)
+        pa_stream_set_state_callback(s, nil, nil)
         pa_stream_disconnect(s)
         pa_stream_unref(s)
     }
 
-    deinit { close(stream) }
+    deinit {
+        close(stream)
+        delivered.deallocate()
+    }
 
     public var captureName: String? { device }
 
@@ -148,14 +170,16 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     }
 
     /// The next fragment the server delivered, sleeping in the main loop until there is one.
+    /// It peeks only after a delivery or a change of the stream's state (`pa_stream_peek`
+    /// fails once the stream is no longer ready: that is how a lost stream shows).
     private func nextFragment() throws(PulseError) -> (data: UnsafeRawPointer?, bytes: Int, offset: Int) {
         while true {
-            guard pa_stream_get_state(stream) == PA_STREAM_READY else { throw lost() }
-            if pa_stream_readable_size(stream) > 0 {
+            if delivered.pointee {
                 var data: UnsafeRawPointer?
                 var n = 0
                 guard pa_stream_peek(stream, &data, &n) == 0 else { throw lost() }
                 if n > 0 { return (data, n, 0) }
+                delivered.pointee = false
             }
             connection.iterate(pollingAtMost: -1)
             watch()  // an event woke the loop: the stream may be elsewhere now

@@ -129,14 +129,18 @@ final class LiveAnalysis: @unchecked Sendable {
     }
 
     private func forwardFileEvents() {
-        for e in stamped(session.fileEvents.take(), \.stream) { guarded { try sink.file(e) } }
+        let events = session.fileEvents.take()
+        guard !events.isEmpty else { return }
+        for e in stamped(events, \.stream) { guarded { try sink.file(e) } }
     }
 
     /// The gap lines of outages and the device lines of changes at or before `bound`, so each
     /// sits between the frames captured before and after it.
     private func emitGaps(upTo bound: Int) {
-        for g in stamped(Self.take(session.gaps, upTo: bound, \.pos), \.stream) { guarded { try sink.gap(g) } }
-        for d in stamped(Self.take(session.deviceChanges, upTo: bound, \.pos), \.stream) { guarded { try sink.device(d) } }
+        let gaps = Self.take(session.gaps, upTo: bound) { $0.pos }
+        if !gaps.isEmpty { for g in stamped(gaps, \.stream) { guarded { try sink.gap(g) } } }
+        let changes = Self.take(session.deviceChanges, upTo: bound) { $0.pos }
+        if !changes.isEmpty { for d in stamped(changes, \.stream) { guarded { try sink.device(d) } } }
     }
 
     /// `lines` with this source's stream index (the NDJSON `stream` field), as the pipeline
@@ -149,9 +153,11 @@ final class LiveAnalysis: @unchecked Sendable {
         }
     }
 
-    /// Removes and returns the entries of `list` at positions up to `bound`.
+    /// Removes and returns the entries of `list` at positions up to `bound`. Called at every
+    /// wake-up of the analysis, when the lists are nearly always empty: then it allocates nothing.
     private static func take<T: Sendable>(_ list: Locked<[T]>, upTo bound: Int, _ pos: (T) -> Int) -> [T] {
         list.withLock { l -> [T] in
+            guard !l.isEmpty else { return [] }
             defer { l.removeAll { pos($0) <= bound } }
             return l.filter { pos($0) <= bound }
         }
