@@ -22,23 +22,24 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     struct Connection: @unchecked Sendable {
         // Invariant: valid from the request until the body's `finished`; the callers keep to it.
         let raw: OpaquePointer
+        let library: Library
 
         /// Takes the connection out of the daemon's loop (`MHD_suspend_connection`); only from
         /// inside `StreamBody.read`.
-        func suspend() { CMicroHTTPD_suspend(raw) }
+        func suspend() { library.suspend(raw) }
         /// Puts a suspended connection back (`MHD_resume_connection`), from any thread.
-        func resume() { CMicroHTTPD_resume(raw) }
+        func resume() { library.resume(raw) }
         /// Shrinks the socket's send buffer (`setsockopt(SO_SNDBUF)`), so that a client that
         /// stops reading shows as behind after seconds, not after the kernel's megabytes.
         func limitSendBuffer(_ bytes: Int32) {
-            let fd = CMicroHTTPD_connection_fd(raw)
+            let fd = CMicroHTTPD_connection_fd(library.getConnectionInfo, raw)
             var size = bytes
             if fd >= 0 { setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         }
         /// Cuts the connection (`shutdown(2)` on its socket): the daemon then sees it fail
         /// and closes it, even while its send buffer is full.
         func cut() {
-            let fd = CMicroHTTPD_connection_fd(raw)
+            let fd = CMicroHTTPD_connection_fd(library.getConnectionInfo, raw)
             if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
         }
     }
@@ -51,7 +52,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
 
         /// A query argument (`MHD_lookup_connection_value`, GET arguments).
         func argument(_ name: String) -> String? {
-            CMicroHTTPD_argument(connection.raw, name).map { String(cString: $0) }
+            connection.library.lookup(connection.raw, CMicroHTTPD_GET_ARGUMENT_KIND, name).map { String(cString: $0) }
         }
     }
 
@@ -82,6 +83,55 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         var body: Body
     }
 
+    /// libmicrohttpd's functions, looked up once per process (`dlopen`, `dlsym`) by the first
+    /// daemon to start. Immutable once built.
+    final class Library: @unchecked Sendable {
+        let startDaemon: UnsafeMutableRawPointer
+        let getConnectionInfo: UnsafeMutableRawPointer
+        let stopDaemon: CMicroHTTPD_stop_daemon_function
+        let suspend: CMicroHTTPD_suspend_connection_function
+        let resume: CMicroHTTPD_resume_connection_function
+        let lookup: CMicroHTTPD_lookup_connection_value_function
+        let responseFromBuffer: CMicroHTTPD_create_response_from_buffer_function
+        let responseFromCallback: CMicroHTTPD_create_response_from_callback_function
+        let addHeader: CMicroHTTPD_add_response_header_function
+        let queue: CMicroHTTPD_queue_response_function
+        let destroy: CMicroHTTPD_destroy_response_function
+
+        /// The library, or why it could not be loaded (`dlerror`, or the function missing).
+        static let loaded: Result<Library, LoadFailure> = Result { () throws(LoadFailure) in try Library() }
+
+        struct LoadFailure: Error {
+            let reason: String
+        }
+
+        private init() throws(LoadFailure) {
+            guard let lib = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL) else {
+                throw LoadFailure(reason: dlerror().map { String(cString: $0) } ?? "dlopen failed")
+            }
+            func find(_ name: String) throws(LoadFailure) -> UnsafeMutableRawPointer {
+                guard let f = dlsym(lib, name) else { throw LoadFailure(reason: "libmicrohttpd has no \(name)") }
+                return f
+            }
+            func find<F>(_ name: String, as _: F.Type) throws(LoadFailure) -> F {
+                unsafeBitCast(try find(name), to: F.self)
+            }
+            startDaemon = try find("MHD_start_daemon")
+            getConnectionInfo = try find("MHD_get_connection_info")
+            stopDaemon = try find("MHD_stop_daemon", as: CMicroHTTPD_stop_daemon_function.self)
+            suspend = try find("MHD_suspend_connection", as: CMicroHTTPD_suspend_connection_function.self)
+            resume = try find("MHD_resume_connection", as: CMicroHTTPD_resume_connection_function.self)
+            lookup = try find("MHD_lookup_connection_value", as: CMicroHTTPD_lookup_connection_value_function.self)
+            responseFromBuffer = try find("MHD_create_response_from_buffer", as: CMicroHTTPD_create_response_from_buffer_function.self)
+            responseFromCallback = try find("MHD_create_response_from_callback",
+                                            as: CMicroHTTPD_create_response_from_callback_function.self)
+            addHeader = try find("MHD_add_response_header", as: CMicroHTTPD_add_response_header_function.self)
+            queue = try find("MHD_queue_response", as: CMicroHTTPD_queue_response_function.self)
+            destroy = try find("MHD_destroy_response", as: CMicroHTTPD_destroy_response_function.self)
+        }
+    }
+
+    private let library: Library
     private var daemon: OpaquePointer?
     private let handler: (Request) -> Response
     /// Connections open now (from `CMicroHTTPD_CONNECTION_NOTIFY_STARTED` / `_CLOSED`).
@@ -92,17 +142,19 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     /// (`MHD_OPTION_CONNECTION_LIMIT`); one silent for `idleTimeoutSeconds` is closed.
     init(socket: ListeningSocket, connectionLimit: Int, idleTimeoutSeconds: Int,
          handler: @escaping (Request) -> Response) throws(ListeningSocket.Failure) {
-        self.handler = handler
-        if let why = CMicroHTTPD_load() {
+        switch Library.loaded {
+        case .success(let l): library = l
+        case .failure(let f):
             throw ListeningSocket.Failure(host: socket.host, port: socket.port,
-                                          reason: "libmicrohttpd could not be loaded (\(String(cString: why)))")
+                                          reason: "libmicrohttpd could not be loaded (\(f.reason))")
         }
+        self.handler = handler
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let d = CMicroHTTPD_start(CMicroHTTPD_DAEMON_FLAGS, socket.take(), { cls, connection, url, method, _, _, _, _ in
+        let d = CMicroHTTPD_start(library.startDaemon, CMicroHTTPD_DAEMON_FLAGS, socket.take(), { cls, connection, url, method, _, _, _, _ in
             let me = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls!).takeUnretainedValue()
             guard let connection, let url, let method else { return CMicroHTTPD_NO }
             let request = Request(method: String(cString: method), path: String(cString: url),
-                                  connection: Connection(raw: connection))
+                                  connection: Connection(raw: connection, library: me.library))
             return me.queue(me.handler(request), on: connection)
         }, me, { cls, _, _, code in
             let me = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls!).takeUnretainedValue()
@@ -117,7 +169,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     /// Stops serving and closes every connection (`MHD_stop_daemon`); streamed bodies must
     /// have resumed their connections first.
     func stop() {
-        if let d = daemon { CMicroHTTPD_stop(d) }
+        if let d = daemon { library.stopDaemon(d) }
         daemon = nil
     }
 
@@ -126,11 +178,11 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         switch r.body {
         case .bytes(let bytes):
             response = bytes.withUnsafeBytes { b in
-                CMicroHTTPD_response_copying(b.count, b.baseAddress)
+                library.responseFromBuffer(b.count, UnsafeMutableRawPointer(mutating: b.baseAddress), CMicroHTTPD_RESPMEM_MUST_COPY)
             }
         case .stream(let body):
             let box = Unmanaged.passRetained(body as AnyObject).toOpaque()
-            response = CMicroHTTPD_response_streamed(16 * 1024, { cls, _, buf, max in
+            response = library.responseFromCallback(CMicroHTTPD_SIZE_UNKNOWN, 16 * 1024, { cls, _, buf, max in
                 let body = Unmanaged<AnyObject>.fromOpaque(cls!).takeUnretainedValue() as! any StreamBody
                 switch body.read(into: UnsafeMutableRawBufferPointer(start: buf, count: max)) {
                 case .bytes(let n): return n
@@ -145,8 +197,8 @@ final class MicroHTTPDaemon: @unchecked Sendable {
             if response == nil { Unmanaged<AnyObject>.fromOpaque(box).release() }
         }
         guard let response else { return CMicroHTTPD_NO }
-        defer { CMicroHTTPD_destroy(response) }
-        for (name, value) in r.headers { _ = CMicroHTTPD_add_header(response, name, value) }
-        return CMicroHTTPD_queue(connection, UInt32(r.status), response)
+        defer { library.destroy(response) }
+        for (name, value) in r.headers { _ = library.addHeader(response, name, value) }
+        return library.queue(connection, UInt32(r.status), response)
     }
 }
