@@ -77,11 +77,6 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
         guard let s = pa_stream_new(connection.context, o.name, &spec, &map) else {
             throw PulseStream.openError(pa_context_errno(connection.context), device: device, direction: .record)
         }
-        pa_stream_set_read_callback(s, { _, _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
-                                    UnsafeMutableRawPointer(delivered))
-        pa_stream_set_state_callback(s, { _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
-                                     UnsafeMutableRawPointer(delivered))
-        delivered.pointee = true
         guard pa_stream_connect_record(s, device, &attr, CPulse_RECORD_FLAGS) == 0 else {
             pa_stream_unref(s)
             throw PulseStream.openError(pa_context_errno(connection.context), device: device, direction: .record)
@@ -100,6 +95,13 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
             }
             connection.iterate(pollingAtMost: 100_000)
         }
+        // Only a stream that opened gets the callbacks (so no failed one can reach `delivered`
+        // later); what arrived before them is found by the first peek.
+        pa_stream_set_read_callback(s, { _, _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
+                                    UnsafeMutableRawPointer(delivered))
+        pa_stream_set_state_callback(s, { _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
+                                     UnsafeMutableRawPointer(delivered))
+        delivered.pointee = true
         return s
     }
 
