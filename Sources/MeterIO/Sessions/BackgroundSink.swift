@@ -9,7 +9,8 @@ import Synchronization
 /// The items travel through a `ChunkHandoff` whose chunks carry no samples: a chunk's position
 /// is the index of its item in `items`, written before the chunk is published and read after
 /// it is popped, so the ring's release/acquire order covers the item too. The output thread
-/// wakes once per `batch` items (or at the end line), not once per frame.
+/// wakes once per `batch` items (or at the end line), not once per frame; a producer that
+/// found the ring full likewise waits for a batch of free slots.
 public final class BackgroundSink: FrameSink, @unchecked Sendable {
     private enum Item {
         case start(StreamInfo), frame(MeterFrame), gap(StreamGap), device(DeviceChange), file(RecordingFileEvent)
@@ -71,7 +72,10 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
 
     private func enqueue(_ item: Item) throws {
         if let e = failure.withLock({ $0 }) { throw e }
-        _ = handoff.waitForSpace()  // the output thread never cancels: it drains to the end
+        // The output thread never cancels: it drains to the end. When the ring is full, the
+        // producer sleeps until a batch is free, so the two threads wake each other once per
+        // batch, not once per frame.
+        _ = handoff.waitForSpace(slots: handoff.ring.available >= slots ? Self.batch : 1)
         items[produced % slots] = item
         handoff.withWritableSlot(position: produced) { _ in 0 }
         produced += 1
