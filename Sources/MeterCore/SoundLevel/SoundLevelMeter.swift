@@ -128,14 +128,16 @@ public final class SoundLevelMeter {
         let base = 6 * pair
         var (a, b, c, d, e, f) = (filterState[base], filterState[base + 1], filterState[base + 2],
                                   filterState[base + 3], filterState[base + 4], filterState[base + 5])
-        var hiC = SIMD2(peak[l], peak[r]), loC = -hiC
+        var peakC = SIMD2(peak[l], peak[r])
+        let magnitude = SIMD2<UInt64>(repeating: ~(1 << 63))
         let s0 = c0, s1 = c1, s2 = toA, out = weighted
         for i in 0..<m {
             let x = SIMD2(Double(left[i]), Double(right[i]))
             let cw = Self.section(Self.highPass(x, s0, &a, &b), s1, &c, &d)
             let aw = Self.highPass(cw, s2, &e, &f)
-            hiC = hiC.replacing(with: cw, where: cw .> hiC)
-            loC = loC.replacing(with: cw, where: cw .< loC)
+            // |cw| by clearing the sign bits: one compare and select for the peak, not two.
+            let size = unsafeBitCast(unsafeBitCast(cw, to: SIMD2<UInt64>.self) & magnitude, to: SIMD2<Double>.self)
+            peakC = peakC.replacing(with: size, where: size .> peakC)
             switch weighting {
             case .a: out[i] = aw
             case .c: out[i] = cw
@@ -149,8 +151,8 @@ public final class SoundLevelMeter {
         (filterState[base], filterState[base + 1], filterState[base + 2]) = (a, b, c)
         (filterState[base + 3], filterState[base + 4], filterState[base + 5]) = (d, e, f)
         // Lane 1 of a last odd channel repeats lane 0: storing it first, then lane 0, is harmless.
-        peak[r] = max(hiC[1], -loC[1])
-        peak[l] = max(hiC[0], -loC[0])
+        peak[r] = peakC[1]
+        peak[l] = peakC[0]
     }
 
     /// The time weighting over the `m` weighted samples of two channels: the sum of squares,
