@@ -5,7 +5,6 @@
 // resident and 2.5 ms of start-up for every run), and calls its functions through pointers it
 // looked up (dlsym). Nothing here holds state: a static in a header is one per compiled unit.
 #pragma once
-#include <dlfcn.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <sys/socket.h>
