@@ -129,24 +129,25 @@ final class LiveAnalysis: @unchecked Sendable {
     }
 
     private func forwardFileEvents() {
-        let events = session.fileEvents.take()
-        guard !events.isEmpty else { return }
-        for e in stamped(events, \.stream) { guarded { try sink.file(e) } }
+        for e in stamped(session.fileEvents.take(), \.stream) { guarded { try sink.file(e) } }
     }
 
     /// The gap lines of outages and the device lines of changes at or before `bound`, so each
     /// sits between the frames captured before and after it.
     private func emitGaps(upTo bound: Int) {
         let gaps = Self.take(session.gaps, upTo: bound) { $0.pos }
-        if !gaps.isEmpty { for g in stamped(gaps, \.stream) { guarded { try sink.gap(g) } } }
+        for g in stamped(gaps, \.stream) { guarded { try sink.gap(g) } }
         let changes = Self.take(session.deviceChanges, upTo: bound) { $0.pos }
-        if !changes.isEmpty { for d in stamped(changes, \.stream) { guarded { try sink.device(d) } } }
+        for d in stamped(changes, \.stream) { guarded { try sink.device(d) } }
     }
 
     /// `lines` with this source's stream index (the NDJSON `stream` field), as the pipeline
     /// stamps its own frames: the capture and recorder threads that made them do not know it.
+    /// The lists are nearly always empty (it runs at every wake-up of the analysis): then it
+    /// returns at once.
     private func stamped<T>(_ lines: [T], _ stream: WritableKeyPath<T, Int?>) -> [T] {
-        lines.map { line in
+        guard !lines.isEmpty else { return lines }
+        return lines.map { line in
             var line = line
             line[keyPath: stream] = pipeline.stream
             return line
