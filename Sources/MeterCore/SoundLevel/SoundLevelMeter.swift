@@ -24,9 +24,6 @@ public final class SoundLevelMeter {
     /// Per pair of channels (SIMD2 lanes): the three sections' states, two values each
     /// (transposed direct form II).
     private var filterState: [SIMD2<Double>]
-    /// One block of the weighted signal of a pair of channels (gain taken out).
-    private let weighted: UnsafeMutablePointer<SIMD2<Double>>
-    private static let blockCapacity = 4096
     private let rise: Double
     /// I's peak detector decays by this factor per sample; 0 for F and S, whose level is then
     /// the exponential average itself.
@@ -60,7 +57,6 @@ public final class SoundLevelMeter {
         case .z: power = 1
         }
         filterState = Array(repeating: .zero, count: 6 * ((channels + 1) / 2))
-        weighted = .allocate(capacity: Self.blockCapacity)
         rise = 1 - PureMath.exp(-1 / (settings.timeWeighting.seconds * Double(rate)))
         decay = settings.timeWeighting == .impulse ? PureMath.exp(-1 / (TimeWeighting.impulseDecaySeconds * Double(rate))) : 0
         settle = settings.timeWeighting.settlingSamples(rate: rate)
@@ -73,29 +69,25 @@ public final class SoundLevelMeter {
         histograms = Array(repeating: LevelHistogram(), count: channels)
     }
 
-    deinit { weighted.deallocate() }
-
     /// Adds `n` frames given per channel: channel c's samples at `planar + c * channelStride`.
     /// Channels go two at a time, side by side in SIMD2 lanes (a last odd channel fills both),
-    /// so each sample's wait on the filters' recursion serves two channels. The loops are
-    /// inlined once per weighting and per detector kind, so neither is a branch inside them.
+    /// so each sample's wait on the filters' recursion serves two channels. The loop is
+    /// inlined once per weighting and per detector kind, so neither is a branch inside it.
     public func push(_ planar: UnsafePointer<Float>, channelStride: Int, count n: Int) {
-        var done = 0
-        while done < n {
-            let m = min(n - done, Self.blockCapacity)
-            for c in stride(from: 0, to: channels, by: 2) {
-                let second = min(c + 1, channels - 1), lanes = (c, second)
-                let left = planar + c * channelStride + done, right = planar + second * channelStride + done
-                switch settings.weighting {
-                case .a: weigh(pair: c / 2, left, right, m, lanes: lanes, taking: .a)
-                case .c: weigh(pair: c / 2, left, right, m, lanes: lanes, taking: .c)
-                case .z: weigh(pair: c / 2, left, right, m, lanes: lanes, taking: .z)
-                }
-                if decay > 0 { detect(m, lanes: lanes, holding: true) } else { detect(m, lanes: lanes, holding: false) }
+        guard n > 0 else { return }
+        for c in stride(from: 0, to: channels, by: 2) {
+            let second = min(c + 1, channels - 1), lanes = (c, second)
+            let left = planar + c * channelStride, right = planar + second * channelStride
+            switch (settings.weighting, decay > 0) {
+            case (.a, false): measure(pair: c / 2, left, right, n, lanes: lanes, taking: .a, holding: false)
+            case (.a, true): measure(pair: c / 2, left, right, n, lanes: lanes, taking: .a, holding: true)
+            case (.c, false): measure(pair: c / 2, left, right, n, lanes: lanes, taking: .c, holding: false)
+            case (.c, true): measure(pair: c / 2, left, right, n, lanes: lanes, taking: .c, holding: true)
+            case (.z, false): measure(pair: c / 2, left, right, n, lanes: lanes, taking: .z, holding: false)
+            case (.z, true): measure(pair: c / 2, left, right, n, lanes: lanes, taking: .z, holding: true)
             }
-            count += m
-            done += m
         }
+        count += n
     }
 
     /// A high-pass pair (numerator 1 - 2 z^-1 + z^-2) on one sample of both lanes, transposed
@@ -119,55 +111,40 @@ public final class SoundLevelMeter {
         return y
     }
 
-    /// The weightings over `m` samples of two channels, the one `taking` says into `weighted`,
-    /// and the C-weighted signal's extremes for the peak: one pass, no branch on the data.
+    /// `m` samples of two channels in one pass, no branch on the data: the weightings (the one
+    /// `taking` says goes on), the C-weighted signal's magnitude for the peak, and the time
+    /// weighting: the sum of squares, the level at every sample and its extremes. F and S:
+    /// y = (1 - k) y + k x^2; I (`holding`): that average, peak-held, decaying. The weighting's
+    /// recursion and the detector's depend on each other only forwards, so in one loop the
+    /// processor overlaps their waits.
     @inline(__always)
-    private func weigh(pair: Int, _ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, _ m: Int, lanes: (Int, Int),
-                       taking weighting: FrequencyWeighting) {
+    private func measure(pair: Int, _ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, _ m: Int,
+                         lanes: (Int, Int), taking weighting: FrequencyWeighting, holding: Bool) {
         let (l, r) = lanes
         let base = 6 * pair
         var (a, b, c, d, e, f) = (filterState[base], filterState[base + 1], filterState[base + 2],
                                   filterState[base + 3], filterState[base + 4], filterState[base + 5])
         var peakC = SIMD2(peak[l], peak[r])
         let magnitude = SIMD2<UInt64>(repeating: ~(1 << 63))
-        let s0 = c0, s1 = c1, s2 = toA, out = weighted
-        for i in 0..<m {
-            let x = SIMD2(Double(left[i]), Double(right[i]))
-            let cw = Self.section(Self.highPass(x, s0, &a, &b), s1, &c, &d)
-            let aw = Self.highPass(cw, s2, &e, &f)
-            // |cw| by clearing the sign bits: one compare and select for the peak, not two.
-            let size = unsafeBitCast(unsafeBitCast(cw, to: SIMD2<UInt64>.self) & magnitude, to: SIMD2<Double>.self)
-            peakC = peakC.replacing(with: size, where: size .> peakC)
-            switch weighting {
-            case .a: out[i] = aw
-            case .c: out[i] = cw
-            case .z: out[i] = x
-            }
-        }
-        // A decaying state would reach subnormal numbers, slow on every CPU; below 1e-30
-        // (600 dB under full scale) it is zero.
-        func flush(_ v: inout SIMD2<Double>) { v.replace(with: 0, where: (v .< 1e-30) .& (v .> -1e-30)) }
-        flush(&a); flush(&b); flush(&c); flush(&d); flush(&e); flush(&f)
-        (filterState[base], filterState[base + 1], filterState[base + 2]) = (a, b, c)
-        (filterState[base + 3], filterState[base + 4], filterState[base + 5]) = (d, e, f)
-        // Lane 1 of a last odd channel repeats lane 0: storing it first, then lane 0, is harmless.
-        peak[r] = peakC[1]
-        peak[l] = peakC[0]
-    }
-
-    /// The time weighting over the `m` weighted samples of two channels: the sum of squares,
-    /// the level at every sample and its extremes. F and S: y = (1 - k) y + k x^2 (one
-    /// multiply and one add of wait per sample); I (`holding`): that average, peak-held, decaying.
-    @inline(__always)
-    private func detect(_ m: Int, lanes: (Int, Int), holding: Bool) {
-        let (l, r) = lanes
         var y = SIMD2(level[l], level[r]), e35 = SIMD2(average[l], average[r]), sum = SIMD2(squares[l], squares[r])
         var hi = SIMD2(maxLevel[l], maxLevel[r]), lo = SIMD2(minLevel[l], minLevel[r])
-        let k = rise * power, keep = 1 - rise, dk = decay, w = UnsafePointer(weighted)
+        let k = rise * power, keep = 1 - rise, dk = decay
+        let s0 = c0, s1 = c1, s2 = toA
         // Samples from `from` on come after the settling time.
         let from = max(0, min(m, settle - count))
         for i in 0..<m {
-            let sq = w[i] * w[i]
+            let x = SIMD2(Double(left[i]), Double(right[i]))
+            let cw = Self.section(Self.highPass(x, s0, &a, &b), s1, &c, &d)
+            // |cw| by clearing the sign bits: one compare and select for the peak, not two.
+            let size = unsafeBitCast(unsafeBitCast(cw, to: SIMD2<UInt64>.self) & magnitude, to: SIMD2<Double>.self)
+            peakC = peakC.replacing(with: size, where: size .> peakC)
+            let w: SIMD2<Double>
+            switch weighting {
+            case .a: w = Self.highPass(cw, s2, &e, &f)
+            case .c: w = cw
+            case .z: w = x
+            }
+            let sq = w * w
             sum += sq
             e35 = keep * e35 + k * sq
             if holding {
@@ -179,7 +156,14 @@ public final class SoundLevelMeter {
             hi = hi.replacing(with: y, where: y .> hi)
             if i >= from { lo = lo.replacing(with: y, where: y .< lo) }
         }
+        // A decaying state would reach subnormal numbers, slow on every CPU; below 1e-30
+        // (600 dB under full scale) it is zero.
+        func flush(_ v: inout SIMD2<Double>) { v.replace(with: 0, where: (v .< 1e-30) .& (v .> -1e-30)) }
+        flush(&a); flush(&b); flush(&c); flush(&d); flush(&e); flush(&f)
+        (filterState[base], filterState[base + 1], filterState[base + 2]) = (a, b, c)
+        (filterState[base + 3], filterState[base + 4], filterState[base + 5]) = (d, e, f)
         func store(_ lane: Int, _ ch: Int) {
+            peak[ch] = peakC[lane]
             level[ch] = y[lane]
             average[ch] = e35[lane]
             squares[ch] = sum[lane]
