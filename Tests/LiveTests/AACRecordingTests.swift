@@ -59,7 +59,7 @@ extension LiveSuite {
             ]
             var running: [(String, Subprocess)] = []
             defer { for (_, p) in running { p.kill() } }
-            // 3 s of tone; on PipeWire 2 s more (the feed comes after some silence, at 1x).
+            // 3 s of tone; on PipeWire 3 s more (the feed comes after some silence, at 1x).
             let seconds = Double(server.feedDuration(frames: 3 * 48000)) / 48000
             let frames = Int(seconds * 12000)
             let duration = String(seconds)

@@ -30,7 +30,7 @@ extension LiveSuite {
             let feeder = server.startFeeding(input, speed: 1)
             defer { server.stopFeeding(feeder) }
             // Past the second silence's end (about 5 s of audio): four hooks started and sleeping.
-            let r = try LiveSuite.readUntil(pos: 5 * 48000 + 12000 + (server.alignedFeed ? 0 : 2 * 48000), p, timeout: 30)
+            let r = try LiveSuite.readUntil(pos: 5 * 48000 + 12000 + server.feedDuration(frames: 0), p, timeout: 30)
             #expect(r.reached)
             let events = r.lines.filter { $0.type == "event" }
             #expect(events.count >= 4, "events: \(events.map(\.raw))")

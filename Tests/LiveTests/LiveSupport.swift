@@ -25,7 +25,7 @@ import Waiting
 // - So never assume the fed signal starts at frame 0 or ends the recording: check recorded
 //   samples with `fedAudioProblem(recorded, [input], server:, complete:)` (nil when right:
 //   exactly the input on PulseAudio; zeros, the input, zeros on PipeWire), and give --duration
-//   room with `server.feedDuration(frames:)` (the input's length on PulseAudio, 2 s more on
+//   room with `server.feedDuration(frames:)` (the input's length on PulseAudio, 3 s more on
 //   PipeWire). Compare live frames with `analyze` of the recorded file, not of the input.
 // - Count-exact assertions (end pos == fed frames) hold only when `server.alignedFeed`.
 // - Expectations that are positions (split boundaries, take spans, event positions) are the
@@ -213,9 +213,10 @@ final class PulseServer: Sendable {
     /// before or after it, and as fast as it is written (PulseAudio's pipe source).
     var alignedFeed: Bool { kind == .pulseaudio }
 
-    /// A --duration in frames that holds `frames` fed frames: exactly that on PulseAudio, 2 s
-    /// more on PipeWire (the feed starts a little after the stream, at real time).
-    func feedDuration(frames: Int) -> Int { alignedFeed ? frames : frames + 2 * Live.rate }
+    /// A --duration in frames that holds `frames` fed frames: exactly that on PulseAudio, 3 s
+    /// more on PipeWire (the feed starts after the stream, at real time, once pacat has
+    /// connected: on a loaded CI machine that once took 2.0 s).
+    func feedDuration(frames: Int) -> Int { alignedFeed ? frames : frames + 3 * Live.rate }
 
     /// The same, as the --duration argument in seconds.
     func feedDurationArgument(frames: Int) -> String { String(Double(feedDuration(frames: frames)) / Double(Live.rate)) }
