@@ -6,7 +6,7 @@ import Waiting
 extension LiveSuite {
     /// scripts/run with no reachable server starts a private PulseAudio playing a test signal;
     /// Ctrl-C on a terminal must exit 0 and leave no process and no demo directory behind.
-    @Suite("scripts/run's demo")
+    @Suite("scripts/run's demo", .enabled(if: Live.kind == .pulseaudio, "the demo is a private PulseAudio whichever server the tests run against: run once"))
     struct Demo {
         /// Processes whose command line or environment mentions `needle` (/proc).
         static func processes(mentioning needle: String) -> [String] {

@@ -6,7 +6,7 @@ import Waiting
 extension LiveSuite {
     /// analyze on a terminal shows a one-line progress on stderr, replaced by the summary at the
     /// end (no PulseAudio needed; here for the tmux helpers).
-    @Suite("analyze's progress line under tmux")
+    @Suite("analyze's progress line under tmux", .enabled(if: Live.kind == .pulseaudio, "no sound server involved: run once"))
     struct Progress {
         typealias Tmux = TerminalMeter.Tmux
 
