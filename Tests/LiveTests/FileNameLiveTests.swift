@@ -51,21 +51,24 @@ extension LiveSuite {
             defer { Live.removeTree(dir) }
             let frames = 4800  // 0.1 s
             let input = TestSignal.make(frames: frames, seed: 16)
-            for (i, name) in Self.names.enumerated() {
-                server.drainFeed()
+            server.drainFeed()
+            // One recording per name, all of the same feed (each has its start line before it
+            // begins, so each holds the whole of it).
+            var running: [(file: [UInt8], process: Subprocess)] = []
+            defer { for r in running { r.process.kill() } }
+            for name in Self.names {
                 let file = Self.path(dir, name, ".wav")
                 let args: [[UInt8]] = ["record", "-d", server.feedSource, "-f", "ndjson",
                                        "--duration", server.feedDurationArgument(frames: frames), "--"].map { Array($0.utf8) } + [file]
                 let p = try pulsemeter(rawArguments: args, server: server)
-                guard let first = p.readLine(timeout: 15) else {
-                    Issue.record("no start line: \(p.stderrText)")
-                    p.kill()
-                    continue
-                }
+                running.append((file, p))
+                let first = try #require(p.readLine(timeout: 15), "no start line: \(p.stderrText)")
                 #expect(try JSONLine(first).type == "start")
-                let feeder = server.startFeeding(input, speed: nil)
+            }
+            let feeder = server.startFeeding(input, speed: nil)
+            defer { server.stopFeeding(feeder) }
+            for (i, (file, p)) in running.enumerated() {
                 let lines = try parseLines(p.readToEnd(timeout: 20))
-                server.stopFeeding(feeder)
                 #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
                 let end = try #require(lines.last)
                 #expect(end.type == "end" && end.int("recorded_frames") == server.feedDuration(frames: frames))
