@@ -106,16 +106,19 @@ enum Live {
     }
 
     /// Waits (10 s at most) until each monitor carries its tone: a 0.2 s run of `monitor` on
-    /// them all reads each one's rms within `within` dB of its tone's (a player takes a moment
-    /// to start, and PipeWire a moment more to link it).
+    /// them all ends, and each one's last frame reads its rms within `within` dB of its tone's
+    /// (a player takes a moment to start, and PipeWire a moment more to link it). The last
+    /// frame, not the end line: a PipeWire monitor stream starts with some 20 ms of silence,
+    /// which puts the whole run's rms 0.3-0.5 dB under the tone's most times.
     static func waitForTones(_ tones: [(device: String, db: Double)], within: Double = 0.1, server: PulseServer) throws {
         let args = ["monitor"] + tones.flatMap { ["-d", $0.device] } + ["-f", "ndjson", "--duration", "0.2"]
         let heard = try Wait.until(timeout: 10) {
             let p = try pulsemeter(args, server: server)
-            let ends = try parseLines(p.readToEnd(timeout: 10)).filter { $0.type == "end" }
+            let lines = try parseLines(p.readToEnd(timeout: 10))
             _ = p.wait(timeout: 5)
-            return ends.count == tones.count && ends.allSatisfy { e in
-                abs((e.doubles("rms_db")?.first ?? -999) - tones[e.int("stream") ?? 0].db) < within
+            return lines.filter { $0.type == "end" }.count == tones.count && tones.indices.allSatisfy { k in
+                let last = lines.last { $0.type == "frame" && ($0.int("stream") ?? 0) == k }
+                return abs((last?.doubles("rms_db")?.first ?? -999) - tones[k].db) < within
             }
         }
         if !heard { throw LiveSetupError("the tones did not reach \(tones.map(\.device)) within 10 s") }
