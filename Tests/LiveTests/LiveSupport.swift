@@ -959,39 +959,24 @@ func fedAudioProblem(_ recorded: [Int16], _ pieces: [[Int16]], server: PulseServ
     var inserted = 0, lost = 0, skips = 0
     for (k, piece) in pieces.enumerated() {
         let n = piece.count / 2
-        var i = 0  // frame in `piece`
-        // After an underrun the pulse protocol drops what the player wrote for the time it
-        // missed: the piece goes on up to 100 ms later (32 frames must match).
-        func resumes(after skip: Int) -> Bool {
-            let m = min(32, n - i - skip, frames - j)
-            guard m > 0 else { return false }
-            return (0..<m).allSatisfy { t in
-                recorded[2 * (j + t)] == piece[2 * (i + skip + t)] && recorded[2 * (j + t) + 1] == piece[2 * (i + skip + t) + 1]
-            }
-        }
         // The silence before the piece (as far as the piece does not start with zeros).
         if k > 0 || loose {
             while j < frames && isZero(j) && !(piece[0] == 0 && piece[1] == 0) { j += 1 }
         }
         let start = j
-        while i < n && j < frames {
-            if recorded[2 * j] == piece[2 * i] && recorded[2 * j + 1] == piece[2 * i + 1] {
-                i += 1
-                j += 1
-            } else if loose && isZero(j) && i > 0 {
-                inserted += 1
-                j += 1
-            } else if loose && i > 0, let skip = (1...(Live.rate / 10)).first(where: { resumes(after: $0) }) {
-                lost += skip
-                skips += 1
-                i += skip
-            } else {
-                return "piece \(k) (from frame \(start)): its frame \(i) differs from recorded frame \(j)"
-                    + (i == 0 ? " (not found after the silence)" : "")
-            }
+        let f = FeedFollow(recorded, from: j, piece, from: 0, loose: loose)
+        inserted += f.inserted
+        lost += f.lost
+        skips += f.skips
+        j = f.j
+        if f.i < n && j < frames {
+            return "piece \(k) (from frame \(start)): its frame \(f.i) differs from recorded frame \(j)"
+                + (f.i == 0 ? " (not found after the silence)" : "")
+                + " (\(f.inserted) zero frames inserted and \(f.lost) skipped before; "
+                + whereFrom(recorded, j, piece) + ")"
         }
-        if i < n {
-            return complete ? "the recording ends inside piece \(k) (\(i) of \(n) frames)" : nil
+        if f.i < n {
+            return complete ? "the recording ends inside piece \(k) (\(f.i) of \(n) frames)" : nil
         }
     }
     if loose { while j < frames && isZero(j) { j += 1 } }
@@ -1000,6 +985,57 @@ func fedAudioProblem(_ recorded: [Int16], _ pieces: [[Int16]], server: PulseServ
         print("live tests: PipeWire played \(inserted) frames of silence inside the feed (an underrun) and skipped \(lost) fed frames in \(skips) places")
     }
     return nil
+}
+
+/// Where the 32 frames of `recorded` after the first zero frames from frame `j` on are in
+/// `piece`, for a failure's message.
+func whereFrom(_ recorded: [Int16], _ j: Int, _ piece: [Int16]) -> String {
+    var j = j
+    while 2 * j + 1 < recorded.count && recorded[2 * j] == 0 && recorded[2 * j + 1] == 0 { j += 1 }
+    guard 2 * (j + 32) <= recorded.count else { return "the recording ends in zero frames" }
+    let next = Array(recorded[(2 * j)..<(2 * j + 64)])
+    guard let at = stride(from: 0, to: piece.count - 63, by: 2).first(where: { Array(piece[$0..<($0 + 64)]) == next }) else {
+        return "recorded frames \(j)... are not in the piece"
+    }
+    return "recorded frames \(j)... are the piece's from frame \(at / 2)"
+}
+
+/// How far `recorded` (interleaved stereo) holds `piece` from the piece's frame `i` on, the
+/// recording's frame `j` on, frame for frame; `loose` (PipeWire) lets zero frames come inside
+/// the piece and the piece go on up to 100 ms later (32 frames must match there), as
+/// `fedAudioProblem` says. `i` and `j` end at the first frames that do not agree (or at the
+/// end of either).
+struct FeedFollow {
+    var i: Int, j: Int
+    var inserted = 0, lost = 0, skips = 0
+
+    init(_ recorded: [Int16], from j: Int, _ piece: [Int16], from i: Int, loose: Bool) {
+        self.i = i
+        self.j = j
+        let frames = recorded.count / 2, n = piece.count / 2
+        func same(_ j: Int, _ i: Int) -> Bool { recorded[2 * j] == piece[2 * i] && recorded[2 * j + 1] == piece[2 * i + 1] }
+        // After an underrun the pulse protocol drops what the player wrote for the time it
+        // missed: the piece goes on up to 100 ms later (32 frames must match).
+        func resumes(_ i: Int, _ j: Int, after skip: Int) -> Bool {
+            let m = min(32, n - i - skip, frames - j)
+            return m > 0 && (0..<m).allSatisfy { same(j + $0, i + skip + $0) }
+        }
+        while self.i < n && self.j < frames {
+            if same(self.j, self.i) {
+                self.i += 1
+                self.j += 1
+            } else if loose && self.i > 0 && recorded[2 * self.j] == 0 && recorded[2 * self.j + 1] == 0 {
+                inserted += 1
+                self.j += 1
+            } else if loose && self.i > 0, let skip = (1...(Live.rate / 10)).first(where: { resumes(self.i, self.j, after: $0) }) {
+                lost += skip
+                skips += 1
+                self.i += skip
+            } else {
+                return
+            }
+        }
+    }
 }
 
 /// VmRSS of a process in kB (/proc/PID/status).
