@@ -954,15 +954,12 @@ func sampleMismatch(_ actual: [Int16], _ expected: [Int16]) -> String? {
 func fedAudioProblem(_ recorded: [Int16], _ pieces: [[Int16]], server: PulseServer, complete: Bool = true) -> String? {
     let loose = !server.alignedFeed
     let frames = recorded.count / 2
-    func isZero(_ j: Int) -> Bool { recorded[2 * j] == 0 && recorded[2 * j + 1] == 0 }
     var j = 0  // frame in `recorded`
     var inserted = 0, lost = 0, skips = 0
     for (k, piece) in pieces.enumerated() {
         let n = piece.count / 2
         // The silence before the piece (as far as the piece does not start with zeros).
-        if k > 0 || loose {
-            while j < frames && isZero(j) && !(piece[0] == 0 && piece[1] == 0) { j += 1 }
-        }
+        if (k > 0 || loose) && !FeedFollow.isZero(piece, 0) { j = FeedFollow.pastZeros(recorded, from: j) }
         let start = j
         let f = FeedFollow(recorded, from: j, piece, from: 0, loose: loose)
         inserted += f.inserted
@@ -979,25 +976,19 @@ func fedAudioProblem(_ recorded: [Int16], _ pieces: [[Int16]], server: PulseServ
             return complete ? "the recording ends inside piece \(k) (\(f.i) of \(n) frames)" : nil
         }
     }
-    if loose { while j < frames && isZero(j) { j += 1 } }
+    if loose { j = FeedFollow.pastZeros(recorded, from: j) }
     if j < frames { return "\(frames - j) more frames after the fed input, from frame \(j)" }
-    if inserted > 0 || lost > 0 {
-        print("live tests: PipeWire played \(inserted) frames of silence inside the feed (an underrun) and skipped \(lost) fed frames in \(skips) places")
-    }
+    FeedFollow.reportUnderruns(inserted: inserted, lost: lost, skips: skips)
     return nil
 }
 
 /// Where the 32 frames of `recorded` after the first zero frames from frame `j` on are in
 /// `piece`, for a failure's message.
 func whereFrom(_ recorded: [Int16], _ j: Int, _ piece: [Int16]) -> String {
-    var j = j
-    while 2 * j + 1 < recorded.count && recorded[2 * j] == 0 && recorded[2 * j + 1] == 0 { j += 1 }
-    guard 2 * (j + 32) <= recorded.count else { return "the recording ends in zero frames" }
-    let next = Array(recorded[(2 * j)..<(2 * j + 64)])
-    guard let at = stride(from: 0, to: piece.count - 63, by: 2).first(where: { Array(piece[$0..<($0 + 64)]) == next }) else {
-        return "recorded frames \(j)... are not in the piece"
-    }
-    return "recorded frames \(j)... are the piece's from frame \(at / 2)"
+    let j = FeedFollow.pastZeros(recorded, from: j)
+    guard j + 32 <= recorded.count / 2 else { return "the recording ends in zero frames" }
+    guard let at = FeedFollow.find(recorded, at: j, in: piece) else { return "recorded frames \(j)... are not in the piece" }
+    return "recorded frames \(j)... are the piece's from frame \(at)"
 }
 
 /// How far `recorded` (interleaved stereo) holds `piece` from the piece's frame `i` on, the
@@ -1024,7 +1015,7 @@ struct FeedFollow {
             if same(self.j, self.i) {
                 self.i += 1
                 self.j += 1
-            } else if loose && self.i > 0 && recorded[2 * self.j] == 0 && recorded[2 * self.j + 1] == 0 {
+            } else if loose && self.i > 0 && Self.isZero(recorded, self.j) {
                 inserted += 1
                 self.j += 1
             } else if loose && self.i > 0, let skip = (1...(Live.rate / 10)).first(where: { resumes(self.i, self.j, after: $0) }) {
@@ -1034,6 +1025,32 @@ struct FeedFollow {
             } else {
                 return
             }
+        }
+    }
+
+    /// Whether frame `j` of `samples` (interleaved stereo) is zero on both channels.
+    static func isZero(_ samples: [Int16], _ j: Int) -> Bool { samples[2 * j] == 0 && samples[2 * j + 1] == 0 }
+
+    /// The first frame from `j` on that is not zero (or the end).
+    static func pastZeros(_ samples: [Int16], from j: Int) -> Int {
+        var j = j
+        while j < samples.count / 2 && isZero(samples, j) { j += 1 }
+        return j
+    }
+
+    /// The frame of `piece`, from `start` on, where the 32 frames of `recorded` from its frame
+    /// `j` on come; nil when they are nowhere (or `recorded` has fewer left).
+    static func find(_ recorded: [Int16], at j: Int, in piece: [Int16], from start: Int = 0) -> Int? {
+        guard j + 32 <= recorded.count / 2 else { return nil }
+        let next = Array(recorded[(2 * j)..<(2 * j + 64)])
+        return (start..<max(start, piece.count / 2 - 31)).first { Array(piece[(2 * $0)..<(2 * $0 + 64)]) == next }
+    }
+
+    /// Says how much silence PipeWire played inside the feed and how much of it it skipped,
+    /// when it did either.
+    static func reportUnderruns(inserted: Int, lost: Int, skips: Int) {
+        if inserted > 0 || lost > 0 {
+            print("live tests: PipeWire played \(inserted) frames of silence inside the feed (an underrun) and skipped \(lost) fed frames in \(skips) places")
         }
     }
 }

@@ -353,26 +353,20 @@ extension LiveSuite {
             let recorded = try decodeWithSox(file)
             let loose = !server.alignedFeed
             let frames = recorded.count / 2
-            func isZero(_ j: Int) -> Bool { recorded[2 * j] == 0 && recorded[2 * j + 1] == 0 }
-            var j = 0
-            while loose && j < frames && isZero(j) { j += 1 }
-            let before = FeedFollow(recorded, from: j, input, from: 0, loose: loose)
+            let first = loose ? FeedFollow.pastZeros(recorded, from: 0) : 0
+            let before = FeedFollow(recorded, from: first, input, from: 0, loose: loose)
             #expect(before.i >= 48000, "the first stretch holds the audio before the pause (\(before.i) frames)")
             #expect(before.j < frames, "the file goes on after the pause")
-            j = before.j
-            while loose && j < frames && isZero(j) { j += 1 }
+            let j = loose ? FeedFollow.pastZeros(recorded, from: before.j) : before.j
             guard j + 32 <= frames else { return }
-            let next = Array(recorded[(2 * j)..<(2 * j + 64)])
-            let resumeAt = try #require((before.i + 1..<(input.count / 2 - 32)).first { Array(input[(2 * $0)..<(2 * $0 + 64)]) == next },
+            let resumeAt = try #require(FeedFollow.find(recorded, at: j, in: input, from: before.i + 1),
                                         "the audio after the pause is a later part of the feed")
             #expect(resumeAt - before.i >= 2 * 48000, "the paused span (\(resumeAt - before.i) frames) is left out")
             let after = FeedFollow(recorded, from: j, input, from: resumeAt, loose: loose)
-            var end = after.j
-            while loose && end < frames && isZero(end) { end += 1 }
+            let end = loose ? FeedFollow.pastZeros(recorded, from: after.j) : after.j
             #expect(end == frames, "after the resume the file is the feed bit for bit (it differs from frame \(after.j) of \(frames))")
-            if before.inserted + after.inserted + before.lost + after.lost > 0 {
-                print("live tests: PipeWire played \(before.inserted + after.inserted) frames of silence inside the feed and skipped \(before.lost + after.lost) fed frames")
-            }
+            FeedFollow.reportUnderruns(inserted: before.inserted + after.inserted, lost: before.lost + after.lost,
+                                       skips: before.skips + after.skips)
         }
 
         @Test("--split 0.1 --keep 3: of many short files only the newest three stay, each removal a file line, the kept ones the end of the capture bit for bit")
