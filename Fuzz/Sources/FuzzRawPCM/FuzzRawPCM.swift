@@ -17,9 +17,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     defer { close(fds[0]) }
     let reader = RawPCMReader(fd: fds[0], format: format, rate: 8000, channels: channels)
     let settings = MeterSettings(rate: 8000, channels: channels, fps: 100, windowMs: 10, bands: 4, fftSize: 64, fmin: 100)
-    guard let pipeline = try? MeterPipeline(settings: settings, transform: FFTWPowerSpectrum(size: 64)) else {
-        fatalError("valid settings rejected")
-    }
+    guard let valid = try? ValidSettings(settings) else { fatalError("valid settings rejected") }
+    let pipeline = MeterPipeline(settings: valid, transform: FFTWPowerSpectrum(size: 64))
     _ = try? pipeline.run(source: reader, sink: CheckingSink(), blockFrames: 97)
     return 0
 }

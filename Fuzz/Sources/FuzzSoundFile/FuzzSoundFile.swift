@@ -19,7 +19,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let reader = try SoundFileReader(path: FilePath(path))
         guard reader.declaredFrames < 5_000_000 else { return 0 }  // keep each run short
         let settings = MeterSettings(rate: reader.rate, channels: reader.channels)
-        let pipeline = try MeterPipeline(settings: settings)
+        let pipeline = MeterPipeline(settings: try ValidSettings(settings))
         try pipeline.run(source: reader, sink: CheckingSink())
     } catch is InputError {
     } catch is SettingError {

@@ -29,6 +29,9 @@ public final class CheckingSink: FrameSink {
         check(f.peakDb)
         check(f.bandsDb ?? [])
     }
+    public func gap(_ gap: StreamGap) throws {}
+    public func device(_ change: DeviceChange) throws {}
+    public func file(_ event: RecordingFileEvent) throws {}
     public func end(_ s: StreamSummary) throws {
         check(s.rmsDb)
         check(s.peakDb)
