@@ -2,10 +2,12 @@ import Testing
 @testable import MeterCore
 
 @Suite struct RollingSquareSumTests {
-    /// (window, blockSize) pairs: multiples, non-multiples, window < block, window == 1.
+    /// (window, blockSize) pairs: multiples, non-multiples, window < block, window == 1, long.
     static let shapes: [(Int, Int)] = [
         (1, 1), (1, 64), (2, 3), (3, 8), (7, 7), (8, 3), (37, 8), (64, 64), (65, 64),
         (100, 64), (130, 64), (128, 16), (200, 1), (50, 200),
+        // 128 blocks or more: read partly in groups of blocks (`BlockSums`).
+        (512, 4), (1001, 3),
     ]
 
     /// The relative error a window sum may have against the plain Double sum: within a block

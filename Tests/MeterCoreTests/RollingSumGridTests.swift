@@ -13,6 +13,8 @@ import Testing
         (2400, 1600, 256), (1000, 1600, 256), (2401, 37, 256), (100, 7, 256), (777, 300, 64),
         (50, 1000, 64), (4096, 512, 256), (3, 2, 8), (1, 1, 1), (513, 1, 256), (300, 300, 256),
         (256, 100, 256), (10, 3, 4),
+        // Windows of 128 blocks (the fewest kept in groups) and more, read partly in groups (`BlockSums`).
+        (1024, 32, 8), (1300, 7, 4), (2400, 1600, 8),
     ]
 
     /// A stream of `length` positions: the samples, and which positions were skipped.
@@ -110,8 +112,10 @@ import Testing
         }
     }
 
-    @Test func aGapLongerThanTheWindowReadsNothingThenOnlyNewSamples() {
-        let r = RollingSquareSum(window: 1000, hop: 100, blockSize: 64)
+    /// Block size 4: the window's 250 blocks are read in groups.
+    @Test(arguments: [64, 4])
+    func aGapLongerThanTheWindowReadsNothingThenOnlyNewSamples(blockSize: Int) {
+        let r = RollingSquareSum(window: 1000, hop: 100, blockSize: blockSize)
         let loud = [Float](repeating: 0.5, count: 1000)
         loud.withUnsafeBufferPointer { _ = r.push($0.baseAddress!, count: 1000) }
         r.skip(100_000)

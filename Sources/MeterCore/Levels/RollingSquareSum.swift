@@ -4,8 +4,9 @@
 /// A running sum that adds new squares and subtracts old ones drifts, and after a loud
 /// passage it leaves a residue where silence should read -160 dB. Instead positions are
 /// grouped in blocks of `blockSize`: each block keeps its own sum (in Double), and a window's
-/// sum is the complete blocks it covers plus the samples of its first, partial block. Nothing
-/// is ever subtracted, so silence after noise reads exactly zero.
+/// sum is the complete blocks it covers plus the samples of its first, partial block (a long
+/// window's blocks read in groups, `BlockSums`). Nothing is ever subtracted, so silence after
+/// noise reads exactly zero.
 ///
 /// The samples themselves are not kept. Reads happen on the hop grid, so every window start
 /// (k * hop - window) is known in advance: while the samples of a start's block pass by, the
@@ -46,8 +47,7 @@ public final class RollingSquareSum {
         var tail: Double = 0
     }
 
-    private let blockSums: UnsafeMutablePointer<Double> // ring of per-block sums
-    private let blockCount: Int
+    private let sums: BlockSums                        // per-block (and per-group) sums
     private var lanes = SIMD8<Float>()                 // the current block's partial sums
     private var completedSquares: Double = 0           // all blocks finished so far
     private let partials: UnsafeMutablePointer<Partial> // ring of pending window starts
@@ -63,8 +63,7 @@ public final class RollingSquareSum {
         self.window = window
         self.hop = hop
         self.blockSize = blockSize
-        blockCount = window / blockSize + 3
-        blockSums = .allocate(capacity: blockCount)
+        sums = BlockSums(window: window, blockSize: blockSize)
         // Starts alive at once lie in [count - window, count + blockSize).
         partialCapacity = (window + blockSize) / hop + 3
         partials = .allocate(capacity: partialCapacity)
@@ -72,7 +71,6 @@ public final class RollingSquareSum {
     }
 
     deinit {
-        blockSums.deallocate()
         partials.deallocate()
     }
 
@@ -111,10 +109,10 @@ public final class RollingSquareSum {
         var rest = n
         while rest > 0 {
             let seg = min(rest, blockSize - count % blockSize)
-            if count % blockSize == 0 && rest >= blockCount * blockSize {
+            if count % blockSize == 0 && rest >= sums.blockCount * blockSize {
                 // A gap longer than every block kept: all of them read zero.
                 let whole = rest / blockSize * blockSize
-                blockSums.initialize(repeating: 0, count: blockCount)
+                sums.zero()
                 count += whole
                 rest -= whole
                 preparePartials(from: count, before: count)
@@ -149,13 +147,7 @@ public final class RollingSquareSum {
         // it (a block not entered yet still holds an old sum: never read).
         let current = (count - 1) / blockSize
         if firstFull > current { return partial }
-        var sum = partial
-        var j = firstFull
-        while j <= current {
-            sum += blockSums[j % blockCount]
-            j += 1
-        }
-        return sum
+        return sums.sum(adding: partial, blocks: firstFull, through: current, complete: count / blockSize)
     }
 
     /// Samples the window covers right now (fewer than `window` at the very start or across
@@ -233,8 +225,9 @@ public final class RollingSquareSum {
     @inline(__always)
     private func finishSegment() {
         let sum = lanesSum()
-        blockSums[((count - 1) / blockSize) % blockCount] = sum
+        sums.set((count - 1) / blockSize, sum)
         if count % blockSize == 0 {
+            sums.completed(count / blockSize - 1)
             completedSquares += sum
             lanes = SIMD8<Float>()
         }
