@@ -122,7 +122,14 @@ extension LiveSuite {
             #expect(Self.colourCodes(plainScreen).isEmpty, "NO_COLOR=1: no colour, found \(Self.colourCodes(plainScreen).prefix(5))")
             #expect(Self.levels(try tmux.rows("plain")).count == 2, "the NO_COLOR meter still draws its bars")
 
-            // Resize: the meter follows and fits the new width (readouts at the right end intact).
+            // Resize: the meter follows and fits the new width (readouts at the right end intact),
+            // and erases the screen whole first: rows a frame in flight wrapped at the old width
+            // stay marked as wrapped until erased so (the rows count of `join: true` checks it,
+            // the pane's output copied from here on shows the erase).
+            let piped = dir + "/color.out"
+            func pipedBytes() -> Data { FileManager.default.contents(atPath: piped) ?? Data() }
+            try tmux("pipe-pane", "-t", "color", "cat > '\(piped)'")
+            #expect(Wait.until(timeout: 5) { !pipedBytes().isEmpty }, "pipe-pane copies the meter's output")
             try tmux("resize-window", "-t", "color", "-x", "60", "-y", "20")
             let narrow = try tmux.waitFor("color", timeout: 5) { rows in
                 let ch = Self.channelRows(rows)
@@ -137,6 +144,8 @@ extension LiveSuite {
             #expect(narrow.map(\.count).max() ?? 0 <= 60)
             #expect(narrow.map(\.count).max() ?? 0 >= 45, "the bars use the new width")
             #expect(try tmux.rows("color", join: true).count == narrow.count, "no row wraps after the resize")
+            #expect(pipedBytes().range(of: Data("\u{1B}[H\u{1B}[2J".utf8)) != nil, "the screen erased whole at the new size")
+            try tmux("pipe-pane", "-t", "color")
 
             // Ctrl-C: exit 0, the cursor back, the main screen back with the summary line.
             try tmux("send-keys", "-t", "color", "C-c")

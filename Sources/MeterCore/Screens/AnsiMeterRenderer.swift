@@ -50,7 +50,12 @@ public struct AnsiMeterRenderer {
     }
 
     /// Escape sequences that enter the meter screen (alternate buffer, hidden cursor).
-    public static let enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J"
+    public static let enter = "\u{1B}[?1049h\u{1B}[?25l" + clear
+    /// Cursor home and the whole screen erased: before the first frame, and before the first
+    /// frame at a new size. A frame written at the old width while the terminal shrank wraps,
+    /// and a terminal keeps those rows marked as wrapped (tmux joins them in copy mode and
+    /// `capture-pane -J`) until they are erased whole; a frame's own line erases do not.
+    public static let clear = "\u{1B}[H\u{1B}[2J"
     /// Escape sequences that leave it (cursor shown, main buffer back, attributes reset).
     public static let leave = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
 

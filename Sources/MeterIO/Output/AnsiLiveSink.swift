@@ -68,7 +68,7 @@ public final class AnsiLiveSink: LiveStatusSink {
         let now = monotonicSeconds()
         let resized = followResize()
         guard resized || now - lastDraw >= minInterval else { return }
-        try draw(now: now)
+        try draw(now: now, clearing: resized)
     }
 
     public func gap(_ gap: StreamGap) throws {}
@@ -99,7 +99,7 @@ public final class AnsiLiveSink: LiveStatusSink {
         guard k < views.count else { return }
         if outage != views[k].outage || resized {
             views[k].outage = outage
-            try draw(now: monotonicSeconds())
+            try draw(now: monotonicSeconds(), clearing: resized)
         }
     }
 
@@ -154,10 +154,12 @@ public final class AnsiLiveSink: LiveStatusSink {
         return true
     }
 
-    /// Every source's meter: one source the whole screen, several a group of rows each.
-    private func draw(now: Double) throws {
+    /// Every source's meter: one source the whole screen, several a group of rows each;
+    /// `clearing` (at a new size) erases the screen first (`AnsiMeterRenderer.clear`).
+    private func draw(now: Double, clearing: Bool = false) throws {
         guard active, !views.isEmpty else { return }
         lastDraw = now
+        let erase = clearing ? AnsiMeterRenderer.clear : ""
         let paused = pause?.isPaused ?? false
         let statuses = views.indices.map {
             views[$0].status(paused: paused, recordingFile: recordingFiles[$0], idle: recordingIdleStatus)
@@ -165,9 +167,9 @@ public final class AnsiLiveSink: LiveStatusSink {
         if views.count == 1 {
             views[0].renderer.width = renderer.width
             views[0].renderer.height = renderer.height
-            try screen.draw(views[0].renderer.render(views[0].currentFrame, info: views[0].info, status: statuses[0]))
+            try screen.draw(erase + views[0].renderer.render(views[0].currentFrame, info: views[0].info, status: statuses[0]))
             return
         }
-        try screen.draw(AnsiSourceView.screen(&views, statuses: statuses, width: renderer.width, height: renderer.height))
+        try screen.draw(erase + AnsiSourceView.screen(&views, statuses: statuses, width: renderer.width, height: renderer.height))
     }
 }
