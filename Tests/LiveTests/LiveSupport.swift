@@ -216,13 +216,15 @@ final class PulseServer: Sendable {
     /// before or after it, and as fast as it is written (PulseAudio's pipe source).
     var alignedFeed: Bool { kind == .pulseaudio }
 
-    /// A --duration in frames that holds `frames` fed frames: exactly that on PulseAudio, 3 s
-    /// more on PipeWire (the feed starts after the stream, at real time, once pacat has
-    /// connected: on a loaded CI machine that once took 2.0 s).
-    func feedDuration(frames: Int) -> Int { alignedFeed ? frames : frames + 3 * Live.rate }
+    /// A --duration in frames that holds `frames` fed frames: exactly that on PulseAudio,
+    /// `slack` seconds more on PipeWire (the feed starts after the stream, at real time, once
+    /// pacat has connected: on a loaded CI machine that once took 2.0 s).
+    func feedDuration(frames: Int, slack: Int = 3) -> Int { alignedFeed ? frames : frames + slack * Live.rate }
 
     /// The same, as the --duration argument in seconds.
-    func feedDurationArgument(frames: Int) -> String { String(Double(feedDuration(frames: frames)) / Double(Live.rate)) }
+    func feedDurationArgument(frames: Int, slack: Int = 3) -> String {
+        String(Double(feedDuration(frames: frames, slack: slack)) / Double(Live.rate))
+    }
 
     init(kind: ServerKind = Live.kind, dir: String, address: String, owned: Bool) {
         self.kind = kind

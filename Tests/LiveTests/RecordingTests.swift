@@ -116,12 +116,15 @@ extension LiveSuite {
             defer { Live.removeTree(dir) }
             let fed = (server.alignedFeed ? 6 : 3) * 48000  // PipeWire feeds at real time
             let input = TestSignal.make(frames: fed, seed: 4)
-            let frames = server.feedDuration(frames: fed)
+            // On PipeWire the feed once started 3.003 s after this test's stream (in a CI run's
+            // PipeWire stage, which runs alone): 6 s of slack, not the usual 3.
+            let slack = 6
+            let frames = server.feedDuration(frames: fed, slack: slack)
             let file = dir + "/x.wav"
             // 1000 meter frames per second with 32 bands: far more output than the 4 KiB pipe
             // holds, so the meter blocks on stdout within milliseconds.
             let (p, start) = try LiveSuite.startRecording(
-                file, ["--duration", server.feedDurationArgument(frames: fed), "--fps", "1000", "--bands", "32"],
+                file, ["--duration", server.feedDurationArgument(frames: fed, slack: slack), "--fps", "1000", "--bands", "32"],
                 server: server, pipeSize: 4096)
             let hop = try #require(start.int("hop"))
             #expect(hop == 48)
