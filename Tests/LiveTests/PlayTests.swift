@@ -93,6 +93,41 @@ extension LiveSuite {
             #expect(levels(played) == levels(analyzed))
         }
 
+        @Test("play and analyze of the same surround file: the same start fields, frames and end line, but ts",
+              arguments: ["4.0", "5.1(side)"])
+        func sameLinesAsAnalyze(layout: String) throws {
+            let server = try Live.server()
+            let bin = try Live.bin()
+            let dir = try Live.tempDir("playlayout")
+            defer { Live.removeTree(dir) }
+            let file = dir + "/surround.wav"
+            // A length off the hop grid (a last partial frame), a level of its own per channel,
+            // and a channel mask (WAVE_FORMAT_EXTENSIBLE) naming the channels.
+            let channels = layout == "4.0" ? 4 : 6
+            let pan = (0..<channels).map { "c\($0)=\(1.0 / Double($0 + 1))*c0" }.joined(separator: "|")
+            let r = try run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                             "sine=frequency=440:sample_rate=48000:duration=1.01", "-af", "pan=\(layout)|\(pan)", file])
+            #expect(r.status == 0, "ffmpeg: \(r.stderr)")
+            let play = try pulsemeter(["play", file, "-d", "vsink", "--loudness"], server: server)
+            let played = try parseLines(play.readToEnd(timeout: 20))
+            #expect(play.wait(timeout: 5) == 0, "stderr: \(play.stderrText)")
+            let analyzed = try parseLines(try run([bin, "analyze", file, "--loudness", "-f", "ndjson"])
+                .stdout.split(separator: "\n").map(String.init))
+            // Each line as printed, less what play documents as its own (a live frame's `ts`).
+            func printed(_ lines: [JSONLine]) throws -> [String] {
+                try lines.map { l in
+                    var object = l.object
+                    object["ts"] = nil
+                    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                    return String(decoding: data, as: UTF8.self)
+                }
+            }
+            let start = try #require(played.first)
+            #expect(start.object["channel_names"] as? [String] == analyzed.first?.object["channel_names"] as? [String])
+            #expect(played.count == analyzed.count && played.count > 30)
+            #expect(try printed(played) == printed(analyzed))
+        }
+
         @Test("on a terminal: waveform and times, space pauses the clock and the sound, q exits 0 with the cursor back")
         func interactive() throws {
             let server = try Live.server()

@@ -98,17 +98,15 @@ public final class MeterSession: @unchecked Sendable {
 
     private var shouldStop: () -> Bool { { [cancellation] in cancellation.isCancelled } }
 
-    /// A played file: each block metered once the stream has taken it; the last partial hop
-    /// only when it was played to its end (a stop ends the frames where the sound ended).
+    /// A played file: each block metered once the stream has taken it, through the same
+    /// start, frames and end as a file (`SourceRun`), with live frames (`ts`); the last partial
+    /// hop only when it was played to its end (a stop ends the frames where the sound ended).
     private func runPlayed(_ played: PlaybackSource, settings: ValidSettings, into sink: any FrameSink) throws -> StreamSummary {
         let pipeline = MeterPipeline(settings: settings, transform: FFTWPowerSpectrum.forBands(of: settings), clock: unixSeconds)
         let reading = SourceRun(source: played, pipeline: pipeline)
-        try sink.start(pipeline.streamInfo(source: played.name, live: true))
+        try reading.start(into: sink, live: true)
         while try reading.step(into: sink) {}
-        if played.playedToEnd { try pipeline.finish { try sink.frame($0) } }
-        let summary = pipeline.summary()
-        try sink.end(summary)
-        return summary
+        return try reading.finish(into: sink, complete: played.playedToEnd, lastHop: played.playedToEnd)
     }
 
     private static func limited(_ source: SessionDescription.Source) -> any SampleBlockSource {
@@ -178,8 +176,8 @@ private final class SourceRun {
 
     deinit { buffer.deallocate() }
 
-    func start(into sink: any FrameSink) throws {
-        try sink.start(pipeline.streamInfo(source: source.name, channelNames: source.channelNames))
+    func start(into sink: any FrameSink, live: Bool = false) throws {
+        try sink.start(pipeline.streamInfo(source: source.name, live: live, channelNames: source.channelNames))
         if let n = source.expectedFrames { pipeline.expectEnd(at: n) }
     }
 
@@ -191,9 +189,11 @@ private final class SourceRun {
         return true
     }
 
-    /// The last partial hop and the end line; `complete` when this source was read to its end.
-    func finish(into sink: any FrameSink, complete: Bool) throws -> StreamSummary {
-        try pipeline.finish { try sink.frame($0) }
+    /// The last partial hop (unless `lastHop` is false: a played file stopped early ends its
+    /// frames where the sound ended) and the end line; `complete` when this source was read to
+    /// its end.
+    func finish(into sink: any FrameSink, complete: Bool, lastHop: Bool = true) throws -> StreamSummary {
+        if lastHop { try pipeline.finish { try sink.frame($0) } }
         var s = pipeline.summary()
         s.complete = complete
         try sink.end(s)

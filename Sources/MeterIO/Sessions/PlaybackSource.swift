@@ -43,6 +43,12 @@ public final class PlaybackSource: SampleBlockSource, @unchecked Sendable {
     private var filePos = 0, wasPaused = false
     /// The file was played to its end (not stopped); set before `read` returns 0.
     public private(set) var playedToEnd = false
+    /// The file's own channel map, as `analyze` names the channels.
+    public var channelNames: [String]? { reader.channelNames }
+    /// The file's declared length: the last partial hop's window is exact as in `analyze`
+    /// (after a seek the frames no longer end there, and that hop's window is the usual
+    /// approximation of a read off the grid).
+    public var expectedFrames: Int? { totalFrames }
 
     /// Opens the file (`InputError`; through ffmpeg what libsndfile does not read) and a playback
     /// stream on `device` (`PulseError`). Cancelling `cancellation` stops the playback like `stop()`.
