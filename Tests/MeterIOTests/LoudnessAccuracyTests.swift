@@ -239,9 +239,10 @@ import Testing
         #expect(a.summary.loudness!.integrated > -40 && a.summary.loudness!.range > 1)
     }
 
-    /// Live frames (a clock) carry the range so far, unsettled during the first 60 s, and the
-    /// true peak so far; NDJSON frames then add `lra`. File frames carry neither.
-    @Test func liveFramesCarryTheRangeSoFar() throws {
+    /// Every frame carries the range so far (`lra`), unsettled during the first 60 s, and the
+    /// true peak so far, whether the source is live (a clock) or a file: the same fields for the
+    /// same options, the last frame's range equal to the end line's.
+    @Test func everyFrameCarriesTheRangeSoFar() throws {
         let rate = 8000
         let samples = LoudnessSignals.sine([(30, -30), (35, -20)], rate: rate)
         let settings = MeterSettings(rate: rate, channels: 2, fps: 2, loudness: true)
@@ -255,16 +256,19 @@ import Testing
         let summary = live.summary().loudness!
         #expect(liveFrames.last!.loudness!.range == summary.range && summary.range > 5)
         #expect(liveFrames.last!.loudness!.truePeakDb == summary.truePeakDb)
+        #expect(fileFrames.last!.loudness!.range == file.summary().loudness!.range)
         for f in liveFrames {
             #expect(f.loudness!.range != nil)
             #expect(f.loudness!.rangeSettled == (f.pos >= 60 * rate), "settled at \(f.pos)")
         }
-        #expect(fileFrames.allSatisfy { $0.loudness!.range == nil && $0.loudness!.truePeakDb == nil })
+        #expect(fileFrames.map(\.loudness) == liveFrames.map(\.loudness), "file frames read as live ones")
         var encoder = NDJSONEncoder()
         _ = encoder.start(live.streamInfo(source: "x", live: true))
         let line = String(decoding: encoder.frame(liveFrames.last!), as: UTF8.self)
         #expect(line.contains("\"lra\":"), "\(line)")
-        #expect(!String(decoding: encoder.frame(fileFrames.last!), as: UTF8.self).contains("lra"))
+        var fileEncoder = NDJSONEncoder()
+        _ = fileEncoder.start(file.streamInfo(source: "x"))
+        #expect(String(decoding: fileEncoder.frame(fileFrames.last!), as: UTF8.self).contains("\"lra\":"))
     }
 
     @Test func silenceReadsTheFloor() throws {
@@ -274,7 +278,8 @@ import Testing
         #expect(l.truePeakDb == [-160, -160])
         #expect(l.gainDb == 144)
         for f in r.frames {
-            #expect(f.loudness == LoudnessReading(momentary: -160, shortTerm: -160, integrated: -160))
+            #expect(f.loudness == LoudnessReading(momentary: -160, shortTerm: -160, integrated: -160, range: 0,
+                                                  truePeakDb: [-160, -160], rangeSettled: false))
         }
     }
 }

@@ -13,22 +13,55 @@ public struct LoudnessRange {
     public static let highPercentile = 0.95
     private static let absoluteGateEnergy = LoudnessMeter.energy(lufs: IntegratedGate.absoluteGateLufs)
 
-    private var counts: [Int]
+    /// The values' counts per bin as a Fenwick tree (1-based: node i covers the bins
+    /// (i - lowbit(i), i]), so a percentile is found in O(log bins) and a frame can carry the
+    /// range so far at no more cost than the end line.
+    private var tree: [Int]
     /// Values above the absolute gate so far, and the sum of their energies.
     public private(set) var values = 0
     private var totalEnergy = 0.0
 
     public init() {
-        counts = Array(repeating: 0, count: IntegratedGate.binCount)
+        tree = Array(repeating: 0, count: IntegratedGate.binCount + 1)
     }
 
     /// Adds one short-term value's mean weighted energy; values under the absolute gate are
     /// ignored.
     public mutating func add(energy: Double) {
         guard energy >= Self.absoluteGateEnergy, energy.isFinite else { return }
-        counts[IntegratedGate.bin(energy)] += 1
+        var i = IntegratedGate.bin(energy) + 1
+        while i < tree.count {
+            tree[i] += 1
+            i += i & -i
+        }
         values += 1
         totalEnergy += energy
+    }
+
+    /// Values in the bins below `bin`.
+    private func countBelow(_ bin: Int) -> Int {
+        var n = 0
+        var i = min(bin, tree.count - 1)
+        while i > 0 {
+            n += tree[i]
+            i -= i & -i
+        }
+        return n
+    }
+
+    /// The bin of the value at `rank` (0-based) among all values in bin order.
+    private func bin(ofRank rank: Int) -> Int {
+        var pos = 0, remaining = rank
+        var step = 1
+        while step * 2 < tree.count { step *= 2 }
+        while step > 0 {
+            if pos + step < tree.count && tree[pos + step] <= remaining {
+                pos += step
+                remaining -= tree[pos]
+            }
+            step /= 2
+        }
+        return pos
     }
 
     /// The loudness range in LU (0 when no value passed the gates).
@@ -36,21 +69,12 @@ public struct LoudnessRange {
         guard values > 0 else { return 0 }
         let threshold = totalEnergy / Double(values) * LoudnessMeter.energy(lu: Self.relativeGateLu)
         let first = IntegratedGate.firstPassingBin(threshold: threshold)
-        guard first < counts.count else { return 0 }
-        var n = 0
-        for b in first..<counts.count { n += counts[b] }
+        guard first < tree.count - 1 else { return 0 }
+        let below = countBelow(first)
+        let n = values - below
         guard n > 0 else { return 0 }
-        let lowRank = Int(Double(n - 1) * Self.lowPercentile + 0.5)
-        let highRank = Int(Double(n - 1) * Self.highPercentile + 0.5)
-        var low: Int?
-        var seen = 0
-        for b in first..<counts.count where counts[b] > 0 {
-            seen += counts[b]
-            if low == nil && seen > lowRank { low = b }
-            if seen > highRank {
-                return max(0, IntegratedGate.binCentreLufs(b) - IntegratedGate.binCentreLufs(low ?? b))
-            }
-        }
-        return 0
+        let low = bin(ofRank: below + Int(Double(n - 1) * Self.lowPercentile + 0.5))
+        let high = bin(ofRank: below + Int(Double(n - 1) * Self.highPercentile + 0.5))
+        return max(0, IntegratedGate.binCentreLufs(high) - IntegratedGate.binCentreLufs(low))
     }
 }

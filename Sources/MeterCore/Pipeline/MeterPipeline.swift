@@ -257,12 +257,12 @@ public final class MeterPipeline {
             frame.events = list
         }
         if let loudness {
+            // The same fields live and from files: the range so far (`lra`), and for the
+            // screens the true peak so far and whether the range has settled.
             var reading = loudness.reading()
-            if clock != nil {
-                reading.range = loudness.range()
-                reading.truePeakDb = loudness.truePeakDb
-                reading.rangeSettled = loudness.rangeSettled
-            }
+            reading.range = loudness.range()
+            reading.truePeakDb = loudness.truePeakDb
+            reading.rangeSettled = loudness.rangeSettled
             frame.loudness = reading
         }
         if let soundLevel { frame.spl = soundLevel.reading() }

@@ -46,7 +46,7 @@ enum Help {
     """
 
     static let loudnessOptions = """
-          --loudness         EBU R128 loudness: lufs_m/lufs_s/lufs_i per frame (live: lra too);
+          --loudness         EBU R128 loudness: lufs_m/lufs_s/lufs_i/lra per frame;
                              lufs_i, lra, max_lufs_m, max_lufs_s, true_peak_db in the end line
           --target LUFS      a loudness to aim at, \(range(.target)) (implies --loudness): the end line
                              adds target_lufs and gain_db, the meter marks it
