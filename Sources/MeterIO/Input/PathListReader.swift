@@ -9,8 +9,8 @@ import MeterCore
 /// Empty entries (a blank line, the separator at the end) are skipped.
 ///
 /// With a `cancellation`, a list that stalls (a pipe whose writer neither writes nor closes)
-/// does not hold a stop request back: each read first waits in `poll(2)` on the list and on a
-/// pipe that the cancellation writes to, and a stop ends the list there (`stopped`).
+/// does not hold a stop request back: each read first waits in `poll(2)` on the list beside
+/// the cancellation's `StopPipe`, and a stop ends the list there (`stopped`).
 public final class PathListReader {
     public let path: FilePath
     private let fd: Int32
@@ -24,27 +24,12 @@ public final class PathListReader {
     public private(set) var knownCount: Int?
     /// True when a stop request ended the list before its end.
     public private(set) var stopped = false
-    /// The read end of the pipe the cancellation writes one byte to (`pipe(2)`); its write
-    /// end is never closed, since a cancellation may still write to it at any time.
-    private var wakeFD: Int32 = -1
-    private var registration: (Cancellation, Cancellation.Registration)?
+    private let stop: StopPipe?
 
     /// Opens the list; `-` is stdin. Throws `.listCannotOpen` when it cannot be opened.
     public init(path: FilePath, nulSeparated: Bool, cancellation: Cancellation? = nil) throws(InputError) {
         self.path = path
         separator = nulSeparated ? 0 : UInt8(ascii: "\n")
-        if let cancellation {
-            var fds: [Int32] = [-1, -1]
-            if pipe(&fds) == 0 {
-                for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-                wakeFD = fds[0]
-                let writeEnd = fds[1]
-                registration = (cancellation, cancellation.onCancel {
-                    var byte: UInt8 = 1
-                    _ = Glibc.write(writeEnd, &byte, 1)
-                })
-            }
-        }
         if path.isDash {
             fd = 0
         } else {
@@ -54,13 +39,13 @@ public final class PathListReader {
                 throw InputError.listCannotOpen(path, reason: errnoText())
             }
         }
+        stop = cancellation.flatMap { StopPipe($0) }
         knownCount = countIfRegular()
     }
 
     deinit {
         if fd != 0 { close(fd) }
-        if let (c, r) = registration { c.remove(r) }
-        if wakeFD >= 0 { close(wakeFD) }
+        stop?.release()
     }
 
     /// The next name, or nil at the end of the list. Throws `.listRead` when reading fails.
@@ -92,14 +77,10 @@ public final class PathListReader {
             start = 0
         }
         if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
-        if wakeFD >= 0 {
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
-            _ = SystemCall.retryingInterrupted { Int(poll(&fds, 2, -1)) }
-            if fds[1].revents != 0 {
-                stopped = true
-                atEnd = true
-                return
-            }
+        if let stop, stop.wait(for: fd, seconds: nil) == .stopped {
+            stopped = true
+            atEnd = true
+            return
         }
         let n = SystemCall.retryingInterrupted {
             buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + end, b.count - end) }

@@ -28,6 +28,9 @@ public enum NetworkStreamError: Error, Equatable, Sendable {
 ///   at real-time pace and `ts` means what it says.
 /// - Loss: ffmpeg's output ending (the server dropped the listener, ffmpeg failed), or no data
 ///   for `stallTimeout` seconds, fails the read.
+/// - A stop: every wait (opening, a read, the pacing) is a `poll(2)` beside the run's
+///   `StopPipe`, so cancelling ends it at once: the opening throws `StopRequested`, a read
+///   throws it too (the capture loop then ends).
 ///
 /// Owned by the capture thread once handed over (`@unchecked Sendable` only for that).
 public final class NetworkStream: LiveCapture, @unchecked Sendable {
@@ -39,29 +42,33 @@ public final class NetworkStream: LiveCapture, @unchecked Sendable {
     /// A decoded stream states no positions: the WAVE order for the channel count.
     public var channelNames: [String] { ChannelNames.waveDefault(channels: channels) }
     private let child: ChildProcess
-    private var pending: [UInt8] = []  // bytes read while opening, not yet handed out
+    private var pending: [UInt8] = []  // bytes read while opening, handed out from `pendingStart` on
+    private var pendingStart = 0
+    private let stop: StopPipe?
     private var delivered = 0          // frames handed out
     private var startedAt = 0.0        // monotonic time of the first byte
     private let stallTimeout: Double
     /// The protocols the concat script may open: the script itself and what streams use.
     static let protocols = "pipe,file,http,https,tcp,tls,crypto,hls,rtsp,rtp,udp,rtmp,rtmps,srt,httpproxy,data"
 
-    public init(url: StreamURL, rate: Int, channels: Int, ffmpeg: String = "ffmpeg",
-                openTimeout: Double = 15, stallTimeout: Double = 5) throws(NetworkStreamError) {
+    /// Throws `NetworkStreamError`, or `StopRequested` when `cancellation` fires while it opens.
+    public init(url: StreamURL, rate: Int, channels: Int, ffmpeg: String = "ffmpeg", cancellation: Cancellation,
+                openTimeout: Double = 15, stallTimeout: Double = 5) throws {
         self.url = url
         self.rate = rate
         self.channels = channels
         self.stallTimeout = stallTimeout
         guard let program = ChildProcess.find(ffmpeg) else {
-            throw .decoderMissing(program: ffmpeg, reason: "it is not on PATH")
+            throw NetworkStreamError.decoderMissing(program: ffmpeg, reason: "it is not on PATH")
         }
         let args = ["-nostdin", "-v", "error", "-f", "concat", "-safe", "0", "-protocol_whitelist", Self.protocols,
                     "-i", "pipe:0", "-map", "0:a:0", "-f", "s16le", "-ac", String(channels), "-ar", String(rate), "-"]
         do {
             child = try ChildProcess(executable: program, arguments: args, stdin: .pipe, stdout: .pipe)
         } catch {
-            throw .decoderMissing(program: program, reason: error.reason)
+            throw NetworkStreamError.decoderMissing(program: program, reason: error.reason)
         }
+        stop = StopPipe(cancellation)
         // Inside single quotes nothing is special; a quote is closed, escaped and reopened.
         var quoted = ""
         for c in url.full { quoted += c == "'" ? "'\\''" : String(c) }
@@ -72,22 +79,27 @@ public final class NetworkStream: LiveCapture, @unchecked Sendable {
         let deadline = monotonicSeconds() + openTimeout
         var chunk = [UInt8](repeating: 0, count: 65536)
         while pending.isEmpty {
-            let left = deadline - monotonicSeconds()
-            guard left > 0 else {
-                stop()
-                throw .cannotOpen(url: url.shown, reason: "no audio came within \(Int(openTimeout)) s")
-            }
-            let n = readSome(&chunk, timeout: left)
-            if n > 0 { pending = Array(chunk[0..<n]) }
-            if n == 0 {
-                let end = child.wait()
-                throw .cannotOpen(url: url.shown, reason: reason(end))
+            switch waitForOutput(seconds: deadline - monotonicSeconds()) {
+            case .stopped:
+                throw StopRequested()
+            case .timedOut:
+                throw NetworkStreamError.cannotOpen(url: url.shown, reason: "no audio came within \(Int(openTimeout)) s")
+            case .ready:
+                let n = chunk.withUnsafeMutableBytes { child.readStdout(into: $0.baseAddress!, count: $0.count) }
+                if n > 0 { pending = Array(chunk[0..<n]) }
+                if n <= 0 {
+                    let end = child.wait()
+                    throw NetworkStreamError.cannotOpen(url: url.shown, reason: reason(end))
+                }
             }
         }
         startedAt = monotonicSeconds()
     }
 
-    deinit { stop() }
+    deinit {
+        end()
+        stop?.release()
+    }
 
     /// ffmpeg's last words, without the password and without the concat script's name
     /// (`pipe:0: Connection refused` says `Connection refused`).
@@ -105,36 +117,41 @@ public final class NetworkStream: LiveCapture, @unchecked Sendable {
 
     /// Ends ffmpeg at once (a decoder has nothing to finish): our end of its output closed
     /// first, so it cannot block writing, then SIGKILL.
-    private func stop() {
+    private func end() {
         child.closeStdout()
         child.signal(SIGKILL)
         child.wait()
     }
 
-    /// Up to `buffer.count` bytes of ffmpeg's output within `timeout` s: the count, 0 at its
-    /// end, -1 when nothing came in time.
-    private func readSome(_ buffer: inout [UInt8], timeout: Double) -> Int {
+    /// Waits for ffmpeg's output (data or its end), at most `seconds`, or a stop.
+    private func waitForOutput(seconds: Double) -> StopPipe.Outcome {
+        guard seconds > 0 else { return .timedOut }
+        if let stop { return stop.wait(for: child.stdoutFD, seconds: seconds) }
         var pfd = pollfd(fd: child.stdoutFD, events: Int16(POLLIN), revents: 0)
-        let r = SystemCall.retryingInterrupted { Int(poll(&pfd, 1, Int32(max(0, timeout) * 1000) + 1)) }
-        guard r > 0 else { return -1 }
-        let n = buffer.withUnsafeMutableBytes { child.readStdout(into: $0.baseAddress!, count: $0.count) }
-        return max(0, n)
+        let r = SystemCall.retryingInterrupted { Int(poll(&pfd, 1, Int32(seconds * 1000) + 1)) }
+        return r > 0 ? .ready : .timedOut
     }
 
+    /// Fills `bytes` bytes; throws `NetworkStreamError.lost` when the stream ends or stalls,
+    /// `StopRequested` when the run is stopped meanwhile.
     public func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws {
         var filled = 0
-        if !pending.isEmpty {
-            let n = min(bytes, pending.count)
-            pending.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: n) }
-            pending.removeFirst(n)
+        if pendingStart < pending.count {
+            let n = min(bytes, pending.count - pendingStart)
+            pending.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress! + pendingStart, byteCount: n) }
+            pendingStart += n
+            if pendingStart == pending.count { (pending, pendingStart) = ([], 0) }
             filled = n
         }
         while filled < bytes {
-            var pfd = pollfd(fd: child.stdoutFD, events: Int16(POLLIN), revents: 0)
-            let r = SystemCall.retryingInterrupted { Int(poll(&pfd, 1, Int32(stallTimeout * 1000))) }
-            if r == 0 {
+            switch waitForOutput(seconds: stallTimeout) {
+            case .stopped:
+                throw StopRequested()
+            case .timedOut:
                 lastError = "no data for \(Int(stallTimeout)) s"
                 throw NetworkStreamError.lost(url: url.shown, reason: lastError)
+            case .ready:
+                break
             }
             let n = child.readStdout(into: buffer + filled, count: bytes - filled)
             if n <= 0 {
@@ -149,6 +166,15 @@ public final class NetworkStream: LiveCapture, @unchecked Sendable {
         delivered += bytes / (2 * channels)
         let due = startedAt + Double(delivered) / Double(rate)
         let early = due - monotonicSeconds()
-        if early > 0 { usleep(UInt32(min(early, 1) * 1e6)) }
+        if early > 0 { try pace(seconds: min(early, 1)) }
+    }
+
+    /// Sleeps `seconds` (the pacing); a stop ends it at once.
+    private func pace(seconds: Double) throws {
+        guard let stop else {
+            usleep(UInt32(seconds * 1e6))
+            return
+        }
+        if !stop.sleep(seconds: seconds) { throw StopRequested() }
     }
 }

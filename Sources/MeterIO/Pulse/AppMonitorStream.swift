@@ -34,17 +34,24 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     private var announced: Int?
     private var due = 0.0
     private let mix = ScratchBuffer<Float>()
+    /// Wakes a read when the run is stopped.
+    private var stop: (Cancellation, Cancellation.Registration)?
 
     /// Connects and subscribes to sink-input events; throws `cannotConnect` when no server answers.
-    /// Nothing of the application needs to be playing yet.
-    public init(app: AppSelector, rate: Int, channels: Int, format: SampleFormat = .s16) throws(PulseError) {
+    /// Nothing of the application needs to be playing yet. Cancelling `cancellation` ends a
+    /// read at once (`StopRequested`).
+    public init(app: AppSelector, rate: Int, channels: Int, format: SampleFormat = .s16,
+                cancellation: Cancellation? = nil) throws(PulseError) {
         (self.app, self.rate, self.channels, self.format) = (app, rate, channels, format)
         map = PulseStream.channelMap(channels: channels, device: nil)
         channelNames = map.names
-        pulse = try ThreadedPulseContext(subscribe: PA_SUBSCRIPTION_MASK_SINK_INPUT)
+        let pulse = try ThreadedPulseContext(subscribe: PA_SUBSCRIPTION_MASK_SINK_INPUT)
+        self.pulse = pulse
+        stop = cancellation.map { ($0, $0.onCancel { pulse.wake.signal() }) }
     }
 
     deinit {
+        if let (cancellation, registration) = stop { cancellation.remove(registration) }
         pulse.stop()
         for f in followers.values { f.disconnect() }
     }
@@ -86,7 +93,8 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     /// Fills `bytes` bytes with the application's streams summed: as soon as every stream has
     /// delivered its share; silence for what a stream has not delivered 0.2 s after the audio
     /// was due, and silence paced by the clock while there is no stream.
-    public func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws(PulseError) {
+    /// Throws `PulseError` when the server goes away, `StopRequested` when the run is stopped.
+    public func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws {
         let frames = bytes / (channels * format.bytesPerSample)
         let samples = frames * channels
         let start = monotonicSeconds()
@@ -94,9 +102,10 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
         due += Double(frames) / Double(rate)
         let out = mix.pointer(count: samples)
         while true {
+            if let (cancellation, _) = stop, cancellation.isCancelled { throw StopRequested() }
             if pulse.lost.load(ordering: .acquiring) {
                 lastError = pulse.errorText
-                throw .streamLost(reason: lastError)
+                throw PulseError.streamLost(reason: lastError)
             }
             if pulse.changed.exchange(false, ordering: .acquiringAndReleasing) { rescan() }
             let now = monotonicSeconds()

@@ -6,7 +6,8 @@ import MeterCore
 /// source is gone; the session reopens one the same way (`LiveOptions.openCapture`) when it
 /// reconnects.
 public protocol LiveCapture: AnyObject {
-    /// Fills `bytes` bytes at `buffer`; blocks until they are there; throws when the source is lost.
+    /// Fills `bytes` bytes at `buffer`; blocks until they are there; throws when the source is
+    /// lost, and `StopRequested` as soon as the run is stopped.
     func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws
     /// The name of what is captured, for the start line (nil: the session's fallback).
     var captureName: String? { get }
@@ -26,17 +27,21 @@ extension LiveCapture {
 extension LiveOptions {
     /// Opens what the options name: the network stream (`url`) or the PulseAudio source
     /// (`device`), reading in chunks of `fragmentFrames`; `devices`, a connection already
-    /// open, resolves the device (nil: the stream opens one).
-    func openCapture(fragmentFrames: Int, devices: PulseDevices? = nil) throws -> any LiveCapture {
+    /// open, resolves the device (nil: the stream opens one). Cancelling `cancellation` ends
+    /// the opening of a network stream and any read at once (`StopRequested`).
+    func openCapture(fragmentFrames: Int, devices: PulseDevices? = nil, cancellation: Cancellation) throws -> any LiveCapture {
         let s = settings
         if let url {
-            return try NetworkStream(url: url, rate: s.rate, channels: s.channels, ffmpeg: ffmpeg ?? "ffmpeg")
+            return try NetworkStream(url: url, rate: s.rate, channels: s.channels, ffmpeg: ffmpeg ?? "ffmpeg",
+                                     cancellation: cancellation)
         }
         if let device, let app = AppSelector(device: device) {
-            return try AppMonitorStream(app: app, rate: s.rate, channels: s.channels, format: sampleFormat)
+            return try AppMonitorStream(app: app, rate: s.rate, channels: s.channels, format: sampleFormat,
+                                        cancellation: cancellation)
         }
         return try PulseRecordStream(on: devices ?? PulseDevices(timeout: 4), device: device, rate: s.rate,
-                                     channels: s.channels, format: sampleFormat, fragmentFrames: fragmentFrames)
+                                     channels: s.channels, format: sampleFormat, fragmentFrames: fragmentFrames,
+                                     cancellation: cancellation)
     }
 
     /// The error that ends a run whose source went away (without `reconnect`).

@@ -103,6 +103,10 @@ public final class PulseDevices: @unchecked Sendable {
         iterate(pollingAtMost: 100_000)
     }
 
+    /// Ends a pass of the main loop blocked in its poll at once (`pa_mainloop_wakeup`): the one
+    /// call any thread may make on this connection (a stop request, from the signal thread).
+    func wakeUp() { pa_mainloop_wakeup(mainloop) }
+
     /// One main-loop pass (pa_mainloop_prepare/poll/dispatch), its poll waiting at most
     /// `microseconds` (negative: until an event), so a caller can check a deadline often.
     /// A step that fails ends the pass there: libpulse aborts the process when a step is

@@ -37,14 +37,19 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     private let opening: Opening
     /// Follows the default, keeps a named source (see `SourceWatcher`), on this connection.
     private var watcher: SourceWatcher?
+    /// Wakes the main loop when the run is stopped (`PulseDevices.wakeUp`), so that a read
+    /// waiting for a source that delivers nothing ends at once.
+    private var stop: (Cancellation, Cancellation.Registration)?
     /// Numbers the record streams of this process, so each has a name the watcher can find.
     private static let streams = Atomic<Int>(0)
 
     /// Resolves `device` on `connection` (as `PulseDevices.resolve`: special names, indexes,
     /// an unknown name an error), then connects the stream; a server that accepts it but never
     /// starts it (pipewire-pulse without a session manager) fails after `startTimeout` s.
+    /// Cancelling `cancellation` ends a read at once (`StopRequested`).
     public init(on connection: PulseDevices, device: String?, rate: Int, channels: Int, format: SampleFormat = .s16,
-                fragmentFrames: Int, name: String = "pulsemeter", startTimeout: Double = 4) throws(PulseError) {
+                fragmentFrames: Int, name: String = "pulsemeter", startTimeout: Double = 4,
+                cancellation: Cancellation? = nil) throws(PulseError) {
         self.connection = connection
         let found = try connection.resolve(device, direction: .record)
         let resolved = found?.name
@@ -67,6 +72,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
             }
             watcher = SourceWatcher(on: connection, streamName: streamName, wanted: wanted, current: resolved)
         }
+        stop = cancellation.map { ($0, $0.onCancel { connection.wakeUp() }) }
     }
 
     /// `pa_stream_new` and `pa_stream_connect_record` on `connection`, iterating its main loop
@@ -146,6 +152,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     }
 
     deinit {
+        if let (cancellation, registration) = stop { cancellation.remove(registration) }
         close(stream)
         delivered.deallocate()
     }
@@ -153,8 +160,9 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     public var captureName: String? { device }
 
     /// Fills `bytes` bytes at `buffer` with captured audio; blocks until full (a hole in the
-    /// server's data reads as silence). Throws when the stream or the connection fails.
-    public func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws(PulseError) {
+    /// server's data reads as silence). Throws `PulseError` when the stream or the connection
+    /// fails, `StopRequested` when the run is stopped meanwhile.
+    public func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws {
         var filled = 0
         while filled < bytes {
             if fragment == nil { fragment = try nextFragment() }
@@ -174,8 +182,9 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     /// The next fragment the server delivered, sleeping in the main loop until there is one.
     /// It peeks only after a delivery or a change of the stream's state (`pa_stream_peek`
     /// fails once the stream is no longer ready: that is how a lost stream shows).
-    private func nextFragment() throws(PulseError) -> (data: UnsafeRawPointer?, bytes: Int, offset: Int) {
+    private func nextFragment() throws -> (data: UnsafeRawPointer?, bytes: Int, offset: Int) {
         while true {
+            if let (cancellation, _) = stop, cancellation.isCancelled { throw StopRequested() }
             if delivered.pointee {
                 var data: UnsafeRawPointer?
                 var n = 0

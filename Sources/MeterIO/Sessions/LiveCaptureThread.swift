@@ -89,7 +89,7 @@ extension LiveMeterSession {
         let wake = cancellation.onCancel { pause.signal() }
         defer { cancellation.remove(wake) }  // an unattended run may reconnect many times
         while !shouldStop {
-            if let s = try? options.openCapture(fragmentFrames: chunkFrames) {
+            if let s = try? options.openCapture(fragmentFrames: chunkFrames, cancellation: cancellation) {
                 stream = s
                 gaps.withLock { $0.append(StreamGap(pos: pos, startTs: start, endTs: unixSeconds())) }
                 return true

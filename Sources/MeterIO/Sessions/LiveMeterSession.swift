@@ -114,7 +114,7 @@ final class LiveMeterSession: @unchecked Sendable {
         }
         let chunkFrames = Self.chunkFrames(hop: s.hop, rate: s.rate)
         self.chunkFrames = chunkFrames
-        let stream = try options.openCapture(fragmentFrames: chunkFrames, devices: devices)
+        let stream = try options.openCapture(fragmentFrames: chunkFrames, devices: devices, cancellation: cancellation)
         self.stream = stream
         sourceName = stream.captureName ?? options.device ?? "default"
         channelNames = stream.channelNames

@@ -25,6 +25,8 @@ public enum CLI {
             return try dispatch(rawArguments)
         } catch is OutputClosed {
             return 0
+        } catch is StopRequested {
+            return 0  // stopped before the run had anything to report (a stream still opening)
         } catch {
             guard let e = ErrorWording.userError(error) else {
                 self.error("\(error)")
