@@ -112,6 +112,8 @@ public struct StreamSummary: Sendable, Equatable {
     /// With several sources in one session: which one (0-based, in the order given), the
     /// NDJSON `stream` field; nil with one source.
     public var stream: Int?
+    /// With `--exec`, on the run's last end line: what became of its hooks (`HookSink`).
+    public var hooks: HookTotals?
 
     public var duration: Double { rate > 0 ? Double(pos) / Double(rate) : 0 }
 
