@@ -5,6 +5,12 @@ import Testing
 /// them), narrowed by the kinds, with the variables that mirror each line's fields; the last
 /// stream's end line waits for the hooks and carries their totals.
 @Suite struct HookSinkTests {
+    /// The NDJSON sink's output.
+    final class Bytes: ByteOutput {
+        var text: [UInt8] = []
+        func write(_ bytes: [UInt8]) throws { text += bytes }
+    }
+
     static func settings() -> MeterSettings {
         var s = MeterSettings()
         s.rate = 8000
@@ -16,10 +22,6 @@ import Testing
     /// Feeds the calls to a hook sink in front of an NDJSON sink; returns the NDJSON lines and
     /// what the hook sink submitted.
     static func run(kinds: Set<HookLine.Kind>, recording: String? = nil) throws -> (lines: [String], hooks: [HookLine]) {
-        final class Bytes: ByteOutput {
-            var text: [UInt8] = []
-            func write(_ bytes: [UInt8]) throws { text += bytes }
-        }
         let out = Bytes()
         var hooks: [HookLine] = []
         let hookSink = HookSink(kinds: kinds, next: NDJSONSink(output: out), submit: { hooks.append($0) },
@@ -101,10 +103,6 @@ import Testing
 
     @Test("the last stream's end waits for the hooks (its events' too) and its end line carries their totals")
     func endLineCarriesTheTotals() throws {
-        final class Bytes: ByteOutput {
-            var text: [UInt8] = []
-            func write(_ bytes: [UInt8]) throws { text += bytes }
-        }
         let out = Bytes()
         var submitted = 0, settledAfter: [Int] = []
         let sink = HookSink(next: NDJSONSink(output: out), submit: { _ in submitted += 1 }, settle: {
@@ -128,5 +126,22 @@ import Testing
         #expect(ends.count == 2)
         #expect(!ends[0].contains("hooks_"))
         #expect(ends[1].hasSuffix(",\"hooks_run\":2,\"hooks_dropped\":3,\"hooks_killed\":4}"))
+    }
+
+    @Test("a lost source is an event line written at once, with its reason, and runs the source_lost hook with that line")
+    func sourceLostIsAnEventLineAndAHook() throws {
+        let out = Bytes()
+        var hooks: [HookLine] = []
+        let sink = HookSink(kinds: [.sourceLost], next: NDJSONSink(output: out), submit: { hooks.append($0) },
+                            settle: { HookTotals() })
+        try sink.start(StreamInfo(source: "mic", settings: Self.settings(), live: true))
+        try sink.event(MeterEvent(.sourceLost(reason: "Connection terminated"), pos: 16000), ts: 102.25, stream: nil)
+        let line = "{\"type\":\"event\",\"event\":\"source_lost\",\"pos\":16000,\"t\":2.0,\"ts\":102.25,\"reason\":\"Connection terminated\"}\n"
+        #expect(String(decoding: out.text, as: UTF8.self).split(separator: "\n").last.map { $0 + "\n" } == Substring(line))
+        #expect(hooks.count == 1)
+        #expect(hooks.first.map { String(decoding: $0.line, as: UTF8.self) } == line)
+        #expect(hooks.first?.kind == .sourceLost && hooks.first?.kind.isEvent == true)
+        #expect(hooks.first?.environment["PULSEMETER_EVENT"] == "source_lost")
+        #expect(hooks.first?.environment["PULSEMETER_POS"] == "16000")
     }
 }

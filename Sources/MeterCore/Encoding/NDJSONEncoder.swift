@@ -102,6 +102,7 @@ public struct NDJSONEncoder {
         case .clip(let channel, let samples):
             line.field("channel", channel)
             line.field("samples", samples)
+        case .sourceLost(let reason): line.field("reason", reason)
         }
         return finish()
     }

@@ -46,7 +46,7 @@ public final class HookSink: FrameSink {
 
     public func frame(_ frame: MeterFrame) throws {
         try next.frame(frame)
-        for e in frame.events { event(e, ts: frame.ts, stream: frame.stream) }
+        for e in frame.events { handEvent(e, ts: frame.ts, stream: frame.stream) }
     }
 
     public func gap(_ gap: StreamGap) throws {
@@ -72,17 +72,22 @@ public final class HookSink: FrameSink {
         if event.kind == .close { recordingFiles[k] = nil }
     }
 
+    public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
+        try next.event(event, ts: ts, stream: stream)
+        handEvent(event, ts: ts, stream: stream)
+    }
+
     /// The end's events are handed over before `next` writes their lines: the last stream's
     /// end waits for their hooks too.
     public func end(_ summary: StreamSummary) throws {
-        for e in summary.events { event(e, ts: nil, stream: summary.stream) }
+        for e in summary.events { handEvent(e, ts: nil, stream: summary.stream) }
         open -= 1
         var summary = summary
         if open == 0 { summary.hooks = settle() }
         try next.end(summary)
     }
 
-    private func event(_ e: MeterEvent, ts: Double?, stream: Int?) {
+    private func handEvent(_ e: MeterEvent, ts: Double?, stream: Int?) {
         guard let kind = HookLine.Kind(rawValue: e.name), kinds.contains(kind) else { return }
         hand(kind, encoder.event(e, ts: ts, stream: stream), type: "event", event: e.name, pos: e.pos, stream: stream)
     }

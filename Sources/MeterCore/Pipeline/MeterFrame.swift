@@ -178,5 +178,8 @@ public protocol FrameSink: AnyObject {
     func device(_ change: DeviceChange) throws
     /// A file of a split or voice-activated recording opened or closed.
     func file(_ event: RecordingFileEvent) throws
+    /// An event that comes with no frame, said at once: a live source lost (`source_lost`),
+    /// at `ts` (Unix time); frames carry every other event.
+    func event(_ event: MeterEvent, ts: Double, stream: Int?) throws
     func end(_ summary: StreamSummary) throws
 }
