@@ -93,7 +93,7 @@ _pulsemeter() {
       --mic-cal) _pulsemeter_files "" ;;
       --exec-on)  # a comma-separated list: complete the last item
         local done=${cur%"${cur##*,}"}
-        COMPREPLY=($(compgen -P "$done" -W "silence_start silence_end clip gap file device" -- "${cur##*,}")) ;;
+        COMPREPLY=($(compgen -P "$done" -W "silence_start silence_end clip gap file device source_lost" -- "${cur##*,}")) ;;
       -d|--device)
         local IFS=$'\n'
         if [ "$command" = play ]; then

@@ -70,7 +70,7 @@ complete -c pulsemeter -n $meter -l silence-db -x -d 'silence: every channel bel
 complete -c pulsemeter -n $meter -l silence-min -x -d 'silence: for at least this long (s)'
 complete -c pulsemeter -n $meter -l clip-db -x -d 'a sample this loud counts as clipped (dBFS)'
 complete -c pulsemeter -n $meter -l exec -x -a '(__fish_complete_command)' -d 'run a shell command for every event, gap, file and device line'
-complete -c pulsemeter -n $meter -l exec-on -x -a 'silence_start silence_end clip gap file device' -d 'only these lines run the --exec command'
+complete -c pulsemeter -n $meter -l exec-on -x -a 'silence_start silence_end clip gap file device source_lost' -d 'only these lines run the --exec command'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l loudness -d 'EBU R128 loudness (LUFS, LRA, true peak)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l target -x -a '-23 -16 -14' -d 'loudness to aim at, -70..0 LUFS'
 complete -c pulsemeter -n $meter -l octaves -x -a '1 3' -d 'octave or third-octave bands (IEC 61260-1)'

@@ -25,6 +25,7 @@ extension LiveSuite {
             func gap(_ gap: StreamGap) throws {}
             func device(_ change: DeviceChange) throws {}
             func file(_ event: RecordingFileEvent) throws {}
+            func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
             func end(_ summary: StreamSummary) throws { self.summary = summary }
         }
 
@@ -90,6 +91,7 @@ extension LiveSuite {
             func gap(_ gap: StreamGap) throws { calls.append(("gap", gap.stream)) }
             func device(_ change: DeviceChange) throws { calls.append(("device", change.stream)) }
             func file(_ event: RecordingFileEvent) throws { calls.append(("file", event.stream)) }
+            func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { calls.append(("event", stream)) }
             func end(_ summary: StreamSummary) throws { calls.append(("end", summary.stream)) }
         }
 

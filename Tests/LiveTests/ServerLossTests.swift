@@ -147,6 +147,60 @@ extension LiveSuite {
             #expect(w.frames == pos && w.matchesExpectedPrefix)
         }
 
+        @Test("--reconnect --events --exec-on source_lost,gap: the loss is an event line and runs its hook within 1 s, the return runs the gap hook")
+        func sourceLostHook() throws {
+            let server = try PulseServer.startPrivate()
+            defer { server.stop() }
+            let dir = try Live.tempDir("lost-hook")
+            defer { Live.removeTree(dir) }
+            let file = dir + "/x.wav"
+            // Each hook appends its line type, event and the wall clock when it ran.
+            let hook = "echo \"$PULSEMETER_TYPE ${PULSEMETER_EVENT-none} $(date +%s.%N)\" >> '\(dir)/hooks'"
+            func ran() -> [[Substring]] {
+                ((try? String(contentsOfFile: dir + "/hooks", encoding: .utf8)) ?? "").split(separator: "\n").map { $0.split(separator: " ") }
+            }
+            let (p, _) = try LiveSuite.startRecording(file, ["--reconnect", "--events", "--exec-on", "source_lost,gap", "--exec", hook],
+                                                      server: server)
+            defer { p.kill() }
+            var lines = try Self.feed(TestSignal.make(frames: 48_000, seed: 46), to: p, after: [], server: server)
+
+            let lostAt = Date().timeIntervalSince1970
+            try server.kill9()
+            let hooked = Wait.until(timeout: 5, interval: 0.01) { ran().count >= 1 }
+            #expect(hooked, "the source_lost hook ran; stderr: \(p.stderrText)")
+            let first = ran().first ?? []
+            #expect(first.count == 3 && first[0] == "event" && first[1] == "source_lost", "hooks: \(ran())")
+            let hookedAt = first.count == 3 ? Double(first[2]) ?? 0 : 0
+            #expect(hookedAt - lostAt < 1, "the hook ran \(hookedAt - lostAt) s after the kill")
+            let read = p.readLines(until: { $0.contains("\"source_lost\"") }, timeout: 5)
+            #expect(read.matched, "a source_lost line at once")
+            let before = lines + (try parseLines(read.lines))
+            let lost = try #require(before.last)
+            let lastFrame = before.last { $0.type == "frame" }?.int("pos") ?? -1
+            #expect(lost.type == "event" && lost.string("event") == "source_lost")
+            #expect((lost.int("pos") ?? -1) >= lastFrame, "pos: the last captured position, at or past the last frame's")
+            #expect(!(lost.string("reason") ?? "").isEmpty, "a reason: \(lost.raw)")
+            #expect(abs((lost.double("ts") ?? 0) - lostAt) < 1)
+            #expect(!before.contains { $0.type == "gap" }, "no gap line before the source is back")
+            lines = before
+
+            let backAt = Date().timeIntervalSince1970
+            try server.restart()
+            let waited = p.readLines(until: { $0.contains("\"gap\"") }, timeout: 15)
+            #expect(waited.matched, "a gap line once the server is back")
+            let gapHooked = Wait.until(timeout: 5, interval: 0.01) { ran().count >= 2 }
+            #expect(gapHooked)
+            let second = ran().dropFirst().first ?? []
+            #expect(second.count == 3 && second[0] == "gap", "hooks: \(ran())")
+            #expect((second.count == 3 ? Double(second[2]) ?? 0 : 0) >= backAt, "the gap hook runs on the return")
+            lines += try parseLines(waited.lines)
+            lines += try Self.terminate(p)
+            let end = try #require(lines.last)
+            #expect(end.type == "end" && end.int("hooks_run") == 2 && end.int("hooks_dropped") == 0 && end.int("hooks_killed") == 0,
+                    "end: \(end.raw)")
+            #expect(ran().count == 2)
+        }
+
         @Test("a server that never starts the stream (PipeWire without WirePlumber): exit 69 within 5 s, naming the session manager")
         func noSessionManager() throws {
             let server = try PulseServer.startPrivate()

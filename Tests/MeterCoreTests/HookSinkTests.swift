@@ -2,8 +2,15 @@ import Testing
 @testable import MeterCore
 
 /// The lines hooks run for: exactly the run's event, gap and file lines (as NDJSON writes
-/// them), narrowed by the kinds, with the variables that mirror each line's fields.
+/// them), narrowed by the kinds, with the variables that mirror each line's fields; the last
+/// stream's end line waits for the hooks and carries their totals.
 @Suite struct HookSinkTests {
+    /// The NDJSON sink's output.
+    final class Bytes: ByteOutput {
+        var text: [UInt8] = []
+        func write(_ bytes: [UInt8]) throws { text += bytes }
+    }
+
     static func settings() -> MeterSettings {
         var s = MeterSettings()
         s.rate = 8000
@@ -12,18 +19,15 @@ import Testing
         return s
     }
 
-    /// Feeds the same calls to an NDJSON sink and a hook sink through one fan-out; returns
-    /// the NDJSON lines and what the hook sink submitted.
+    /// Feeds the calls to a hook sink in front of an NDJSON sink; returns the NDJSON lines and
+    /// what the hook sink submitted.
     static func run(kinds: Set<HookLine.Kind>, recording: String? = nil) throws -> (lines: [String], hooks: [HookLine]) {
-        final class Bytes: ByteOutput {
-            var text: [UInt8] = []
-            func write(_ bytes: [UInt8]) throws { text += bytes }
-        }
         let out = Bytes()
         var hooks: [HookLine] = []
-        let hookSink = HookSink(kinds: kinds) { hooks.append($0) }
+        let hookSink = HookSink(kinds: kinds, next: NDJSONSink(output: out), submit: { hooks.append($0) },
+                                settle: { HookTotals() })
         hookSink.recordingFiles = recording.map { [0: $0] } ?? [:]
-        let fan = FanOutSink([NDJSONSink(output: out), hookSink])
+        let fan: any FrameSink = hookSink
         try fan.start(StreamInfo(source: "mic", settings: settings(), live: true))
         var quiet = MeterFrame(pos: 8000, ts: 100.5, rmsDb: [-90], peakDb: [-90])
         quiet.events = [MeterEvent(.silenceStart, pos: 4000)]
@@ -78,7 +82,7 @@ import Testing
     @Test("several sources: each hook line carries its stream, and its source, time and recording are that stream's")
     func severalStreams() throws {
         var hooks: [HookLine] = []
-        let sink = HookSink { hooks.append($0) }
+        let sink = HookSink(next: CollectingSink(), submit: { hooks.append($0) }, settle: { HookTotals() })
         sink.recordingFiles = [0: "x-1.wav", 1: "x-2.wav"]
         for (k, (name, rate)) in [("mic", 8000), ("desk.monitor", 16000)].enumerated() {
             var info = StreamInfo(source: name, settings: MeterSettings(rate: rate, channels: 1), live: true)
@@ -95,5 +99,49 @@ import Testing
         #expect(hooks.map { $0.environment["PULSEMETER_FILE"] } == ["x-2.wav", "x-1.wav"])
         #expect(hooks.map { $0.environment["PULSEMETER_T"] } == ["1.0", "2.0"], "16000 frames at each stream's rate")
         #expect(String(decoding: hooks[0].line, as: UTF8.self).contains("\"stream\":1"))
+    }
+
+    @Test("the last stream's end waits for the hooks (its events' too) and its end line carries their totals")
+    func endLineCarriesTheTotals() throws {
+        let out = Bytes()
+        var submitted = 0, settledAfter: [Int] = []
+        let sink = HookSink(next: NDJSONSink(output: out), submit: { _ in submitted += 1 }, settle: {
+            settledAfter.append(submitted)
+            return HookTotals(run: 2, dropped: 3, killed: 4)
+        })
+        for k in 0..<2 {
+            var info = StreamInfo(source: "s\(k)", settings: Self.settings(), live: true)
+            info.stream = k
+            try sink.start(info)
+        }
+        var first = StreamSummary(pos: 8000, rate: 8000, rmsDb: [-3], peakDb: [0], events: [MeterEvent(.silenceStart, pos: 7000)])
+        first.stream = 0
+        try sink.end(first)
+        #expect(settledAfter.isEmpty, "the other stream still runs")
+        var last = StreamSummary(pos: 8000, rate: 8000, rmsDb: [-3], peakDb: [0], events: [MeterEvent(.silenceStart, pos: 6000)])
+        last.stream = 1
+        try sink.end(last)
+        #expect(settledAfter == [2], "once, after the last end's event was handed over")
+        let ends = String(decoding: out.text, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("{\"type\":\"end\"") }
+        #expect(ends.count == 2)
+        #expect(!ends[0].contains("hooks_"))
+        #expect(ends[1].hasSuffix(",\"hooks_run\":2,\"hooks_dropped\":3,\"hooks_killed\":4}"))
+    }
+
+    @Test("a lost source is an event line written at once, with its reason, and runs the source_lost hook with that line")
+    func sourceLostIsAnEventLineAndAHook() throws {
+        let out = Bytes()
+        var hooks: [HookLine] = []
+        let sink = HookSink(kinds: [.sourceLost], next: NDJSONSink(output: out), submit: { hooks.append($0) },
+                            settle: { HookTotals() })
+        try sink.start(StreamInfo(source: "mic", settings: Self.settings(), live: true))
+        try sink.event(MeterEvent(.sourceLost(reason: "Connection terminated"), pos: 16000), ts: 102.25, stream: nil)
+        let line = "{\"type\":\"event\",\"event\":\"source_lost\",\"pos\":16000,\"t\":2.0,\"ts\":102.25,\"reason\":\"Connection terminated\"}\n"
+        #expect(String(decoding: out.text, as: UTF8.self).split(separator: "\n").last.map { $0 + "\n" } == Substring(line))
+        #expect(hooks.count == 1)
+        #expect(hooks.first.map { String(decoding: $0.line, as: UTF8.self) } == line)
+        #expect(hooks.first?.kind == .sourceLost && hooks.first?.kind.isEvent == true)
+        #expect(hooks.first?.environment["PULSEMETER_EVENT"] == "source_lost")
+        #expect(hooks.first?.environment["PULSEMETER_POS"] == "16000")
     }
 }

@@ -26,6 +26,7 @@ final class CollectingSink: FrameSink {
     func gap(_ gap: StreamGap) throws {}
     func device(_ change: DeviceChange) throws {}
     func file(_ event: RecordingFileEvent) throws {}
+    func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
     func end(_ summary: StreamSummary) throws { self.summary = summary }
 }
 

@@ -2,7 +2,7 @@ import Testing
 import MeterCore
 @testable import MeterIO
 
-/// Every sink that wraps another forwards every call, `gap`, `device` and `file` included, in order.
+/// Every sink that wraps another forwards every call, `gap`, `device`, `file` and `event` included, in order.
 @Suite struct SinkForwardingTests {
     /// Notes each call by name (and a file event's file), in order.
     final class Journal: FrameSink, @unchecked Sendable {
@@ -12,16 +12,18 @@ import MeterCore
         func gap(_ gap: StreamGap) throws { calls.append("gap \(gap.pos)") }
         func device(_ change: DeviceChange) throws { calls.append("device \(change.source)") }
         func file(_ event: RecordingFileEvent) throws { calls.append("file \(event.kind.rawValue) \(event.file)") }
+        func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { calls.append("event \(event.name) \(event.pos) \(ts)") }
         func end(_ summary: StreamSummary) throws { calls.append("end \(summary.pos)") }
     }
 
-    static let expected = ["start", "frame 80", "gap 80", "device vsink.monitor", "file open take-1.wav", "frame 160",
-                           "file close take-1.wav", "end 160"]
+    static let expected = ["start", "frame 80", "event source_lost 80 1.5", "gap 80", "device vsink.monitor", "file open take-1.wav",
+                           "frame 160", "file close take-1.wav", "end 160"]
 
     /// Drives `sink` through one run's calls.
     static func drive(_ sink: any FrameSink) throws {
         try sink.start(StreamInfo(source: "test", settings: MeterSettings(rate: 8000, channels: 1, fps: 100)))
         try sink.frame(MeterFrame(pos: 80, rmsDb: [-20], peakDb: [-10]))
+        try sink.event(MeterEvent(.sourceLost(reason: "gone"), pos: 80), ts: 1.5, stream: nil)
         try sink.gap(StreamGap(pos: 80, startTs: 1, endTs: 2))
         try sink.device(DeviceChange(pos: 80, ts: 2, source: "vsink.monitor"))
         try sink.file(RecordingFileEvent(.open, file: "take-1.wav", pos: 80, frames: 0))

@@ -78,6 +78,7 @@ import Testing
         func gap(_ gap: StreamGap) throws {}
         func device(_ change: DeviceChange) throws {}
         func file(_ event: RecordingFileEvent) throws {}
+        func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
         func end(_ summary: StreamSummary) throws { ended = true }
     }
 

@@ -3,7 +3,8 @@ import Testing
 
 /// `--exec` and `--exec-on` through the binary: one hook run for each event line, with that
 /// very line on its stdin and its fields in the PULSEMETER_* variables; the hook's output on
-/// stderr only; a failing hook is one stderr line and the run goes on.
+/// stderr only; a failing hook is one stderr line and the run goes on; at the end every hook
+/// accepted has run, and the end line counts them and those dropped.
 @Suite struct HookCLITests {
     /// 8 s of mono 48 kHz: tone, 2.5 s of digital silence, tone with 15 samples pinned at the
     /// rails, tone, 3 s of silence, tone: two silences (--silence-min 2) and one clip hop.
@@ -93,6 +94,35 @@ import Testing
         #expect(r.err == "pulsemeter: the hook for the clip at \(t) s exited with status 3\n")
         #expect(lines.last?.hasPrefix("{\"type\":\"end\"") == true)
         #expect(lines.filter { $0.contains("\"event\":\"silence_end\"") }.count == 2)
+    }
+
+    @Test("100 clip events, a hook of 0.3 s each: every hook accepted runs before the exit, the rest are one warning and the end line's count")
+    func everyAcceptedHookRunsBeforeTheExit() throws {
+        let dir = try TempDir()
+        try FileManager.default.createDirectory(atPath: dir.path("hooks"), withIntermediateDirectories: true)
+        // 10 s of a quiet tone with 3 samples at the rail every 0.1 s: 100 clip hops.
+        let rate = 48000
+        var x = (0..<(10 * rate)).map { 0.25 * sin(2 * Double.pi * 440 * Double($0) / Double(rate)) }
+        for k in 0..<100 { for j in 0..<3 { x[k * 4800 + 2400 + j] = 1 } }
+        let file = try TestAudio(rate: rate, channels: 1, encoding: .s16, doubles: x).write(to: dir, name: "clips")
+        let hook = "sleep 0.3; cat > \"$(mktemp -p '\(dir.path("hooks"))')\""
+        let r = try Tool.run(["analyze", file, "-f", "ndjson", "--events", "--exec-on", "clip", "--exec", hook])
+        #expect(r.status == 0, "stderr: \(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        let clips = lines.filter { $0.contains("\"event\":\"clip\"") }
+        #expect(clips.count == 100)
+        let end = try #require(lines.last.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        #expect(end["type"] as? String == "end")
+        let run = try #require(end["hooks_run"] as? Int), dropped = try #require(end["hooks_dropped"] as? Int)
+        #expect(end["hooks_killed"] as? Int == 0)
+        #expect(run + dropped == 100)
+        // The analysis hands over 100 lines far faster than 4 hooks of 0.3 s take them.
+        #expect(run >= 64 && dropped > 0, "run \(run), dropped \(dropped)")
+        // Each hook accepted wrote its line, one of the clip lines, before pulsemeter exited.
+        let written = try Self.hookRuns(dir).map(\.line)
+        #expect(written.count == run)
+        #expect(Set(written).isSubset(of: Set(clips)) && Set(written).count == run)
+        #expect(r.err == "pulsemeter: warning: hooks are falling behind (at most 4 run at once and 64 wait): the lines beyond that run no hook\n")
     }
 
     @Test func badHookOptionsAreUsageErrors() throws {

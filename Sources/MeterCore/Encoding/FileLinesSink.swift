@@ -35,6 +35,10 @@ public final class FileLinesSink: FrameSink {
         if frames { try lines.file(event) }
     }
 
+    public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
+        if frames { try lines.event(event, ts: ts, stream: stream) }
+    }
+
     public func end(_ summary: StreamSummary) throws {
         var s = summary
         s.file = file

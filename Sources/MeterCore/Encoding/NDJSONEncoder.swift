@@ -102,6 +102,7 @@ public struct NDJSONEncoder {
         case .clip(let channel, let samples):
             line.field("channel", channel)
             line.field("samples", samples)
+        case .sourceLost(let reason): line.field("reason", reason)
         }
         return finish()
     }
@@ -165,6 +166,11 @@ public struct NDJSONEncoder {
         if let file = s.file { line.field("file", file) }
         if let clipped = s.clippedSamples { line.field("clipped_samples", clipped) }
         if let silence = s.silenceSeconds { line.field("silence_seconds", silence, decimals: 5) }
+        if let hooks = s.hooks {
+            line.field("hooks_run", hooks.run)
+            line.field("hooks_dropped", hooks.dropped)
+            line.field("hooks_killed", hooks.killed)
+        }
         return finish()
     }
 

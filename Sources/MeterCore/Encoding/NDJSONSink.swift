@@ -18,6 +18,9 @@ public final class NDJSONSink: FrameSink {
     public func gap(_ gap: StreamGap) throws { try output.write(encoder.gap(gap)) }
     public func device(_ change: DeviceChange) throws { try output.write(encoder.device(change)) }
     public func file(_ event: RecordingFileEvent) throws { try output.write(encoder.file(event)) }
+    public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
+        try output.write(encoder.event(event, ts: ts, stream: stream))
+    }
     public func end(_ summary: StreamSummary) throws {
         for e in summary.events { try output.write(encoder.event(e, ts: nil, stream: summary.stream)) }
         try output.write(encoder.end(summary))

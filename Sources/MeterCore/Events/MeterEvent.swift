@@ -8,6 +8,9 @@ public struct MeterEvent: Sendable, Equatable {
         case silenceEnd(seconds: Double)
         /// `samples` samples of `channel` reached the clip level in the hop ending at `pos`.
         case clip(channel: Int, samples: Int)
+        /// The live source went away (`--reconnect`: the server or the device) after `pos`,
+        /// the last captured position; said at once, before the `gap` line of its return.
+        case sourceLost(reason: String)
     }
 
     public var kind: Kind
@@ -24,6 +27,7 @@ public struct MeterEvent: Sendable, Equatable {
         case .silenceStart: return "silence_start"
         case .silenceEnd: return "silence_end"
         case .clip: return "clip"
+        case .sourceLost: return "source_lost"
         }
     }
 }

@@ -4,9 +4,10 @@ public struct HookLine: Sendable, Equatable {
     /// What `--exec-on` names: an event's name, or a line type.
     public enum Kind: String, Sendable, CaseIterable {
         case silenceStart = "silence_start", silenceEnd = "silence_end", clip, gap, file, device
+        case sourceLost = "source_lost"
 
-        /// True for the kinds that are `event` lines (which need the event detector).
-        public var isEvent: Bool { self == .silenceStart || self == .silenceEnd || self == .clip }
+        /// True for the kinds that are `event` lines (which need `--events`).
+        public var isEvent: Bool { self == .silenceStart || self == .silenceEnd || self == .clip || self == .sourceLost }
     }
 
     public var kind: Kind

@@ -1,6 +1,11 @@
-/// Turns the lines that hooks run for (`event`, `gap`, `file`; with `kinds` only those named)
-/// into `HookLine`s and hands each to `submit`, which must not block (the hook runner queues
-/// it). A sink beside the meter's output (`FanOutSink`), called on the analysis's thread.
+/// Runs the hooks (`--exec`) in front of the run's output (`next`): each call goes on to `next`,
+/// and the lines that hooks run for (`event`, `gap`, `file`, `device`; with `kinds` only those
+/// named) become `HookLine`s handed to `submit`, which must not block (the hook runner queues
+/// it). Called on the analysis's thread (the `FrameSink` rule).
+///
+/// At the end of the last stream it waits for the hooks (`settle`: the runner's `finish`, which
+/// returns once every accepted hook ran, or after a stop once they were ended), so the end line
+/// `next` writes then carries their totals (`hooks_run`, `hooks_dropped`, `hooks_killed`).
 ///
 /// The line given to the hook is the NDJSON line the run writes (the same encoder); the
 /// variables mirror its fields: PULSEMETER_TYPE its type, _EVENT its `event` (event and file
@@ -8,43 +13,56 @@
 /// _FILE the file of a `file` line, or the recording the line falls in. With several sources
 /// each line's source, rate and recording are its stream's.
 public final class HookSink: FrameSink {
+    private let next: any FrameSink
     private let kinds: Set<HookLine.Kind>
     private let submit: (HookLine) -> Void
+    private let settle: () -> HookTotals
     private var encoder = NDJSONEncoder()
     private let number = JSONLineBuilder()
     /// Each stream's source and rate (index: the stream, 0 with one source).
     private var sources: [Int: String] = [:]
     private var rates: [Int: Int] = [:]
+    /// Streams started and not yet ended.
+    private var open = 0
     /// The recording each stream is writing (index: the stream, 0 with one source): a single
     /// file, given by the caller; split and trigger files follow their `file` lines.
     public var recordingFiles: [Int: String] = [:]
 
-    public init(kinds: Set<HookLine.Kind> = Set(HookLine.Kind.allCases), submit: @escaping (HookLine) -> Void) {
+    public init(kinds: Set<HookLine.Kind> = Set(HookLine.Kind.allCases), next: any FrameSink,
+                submit: @escaping (HookLine) -> Void, settle: @escaping () -> HookTotals) {
+        self.next = next
         self.kinds = kinds
         self.submit = submit
+        self.settle = settle
     }
 
     public func start(_ info: StreamInfo) throws {
+        try next.start(info)
+        open += 1
         _ = encoder.start(info)  // the encoder learns the rate for `t`
         sources[info.stream ?? 0] = info.source
         rates[info.stream ?? 0] = max(1, info.settings.rate)
     }
 
     public func frame(_ frame: MeterFrame) throws {
-        for e in frame.events { event(e, ts: frame.ts, stream: frame.stream) }
+        try next.frame(frame)
+        for e in frame.events { handEvent(e, ts: frame.ts, stream: frame.stream) }
     }
 
     public func gap(_ gap: StreamGap) throws {
+        try next.gap(gap)
         guard kinds.contains(.gap) else { return }
         hand(.gap, encoder.gap(gap), type: "gap", event: nil, pos: gap.pos, stream: gap.stream)
     }
 
     public func device(_ change: DeviceChange) throws {
+        try next.device(change)
         guard kinds.contains(.device) else { return }
         hand(.device, encoder.device(change), type: "device", event: nil, pos: change.pos, stream: change.stream)
     }
 
     public func file(_ event: RecordingFileEvent) throws {
+        try next.file(event)
         let k = event.stream ?? 0
         if event.kind == .open { recordingFiles[k] = event.file }
         if kinds.contains(.file) {
@@ -54,11 +72,22 @@ public final class HookSink: FrameSink {
         if event.kind == .close { recordingFiles[k] = nil }
     }
 
-    public func end(_ summary: StreamSummary) throws {
-        for e in summary.events { event(e, ts: nil, stream: summary.stream) }
+    public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
+        try next.event(event, ts: ts, stream: stream)
+        handEvent(event, ts: ts, stream: stream)
     }
 
-    private func event(_ e: MeterEvent, ts: Double?, stream: Int?) {
+    /// The end's events are handed over before `next` writes their lines: the last stream's
+    /// end waits for their hooks too.
+    public func end(_ summary: StreamSummary) throws {
+        for e in summary.events { handEvent(e, ts: nil, stream: summary.stream) }
+        open -= 1
+        var summary = summary
+        if open == 0 { summary.hooks = settle() }
+        try next.end(summary)
+    }
+
+    private func handEvent(_ e: MeterEvent, ts: Double?, stream: Int?) {
         guard let kind = HookLine.Kind(rawValue: e.name), kinds.contains(kind) else { return }
         hand(kind, encoder.event(e, ts: ts, stream: stream), type: "event", event: e.name, pos: e.pos, stream: stream)
     }

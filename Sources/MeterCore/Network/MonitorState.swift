@@ -104,7 +104,7 @@ public struct MonitorState: Sendable {
             silenceStartPos = nil
             endedSilenceSeconds += seconds
             silenceSeconds = max(silenceSeconds, endedSilenceSeconds)
-        case .clip: break
+        case .clip, .sourceLost: break
         }
     }
 

@@ -14,5 +14,8 @@ public final class FanOutSink: FrameSink {
     public func gap(_ gap: StreamGap) throws { for s in sinks { try s.gap(gap) } }
     public func device(_ change: DeviceChange) throws { for s in sinks { try s.device(change) } }
     public func file(_ event: RecordingFileEvent) throws { for s in sinks { try s.file(event) } }
+    public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
+        for s in sinks { try s.event(event, ts: ts, stream: stream) }
+    }
     public func end(_ summary: StreamSummary) throws { for s in sinks { try s.end(summary) } }
 }

@@ -112,6 +112,8 @@ public struct StreamSummary: Sendable, Equatable {
     /// With several sources in one session: which one (0-based, in the order given), the
     /// NDJSON `stream` field; nil with one source.
     public var stream: Int?
+    /// With `--exec`, on the run's last end line: what became of its hooks (`HookSink`).
+    public var hooks: HookTotals?
 
     public var duration: Double { rate > 0 ? Double(pos) / Double(rate) : 0 }
 
@@ -176,5 +178,8 @@ public protocol FrameSink: AnyObject {
     func device(_ change: DeviceChange) throws
     /// A file of a split or voice-activated recording opened or closed.
     func file(_ event: RecordingFileEvent) throws
+    /// An event that comes with no frame, said at once: a live source lost (`source_lost`),
+    /// at `ts` (Unix time); frames carry every other event.
+    func event(_ event: MeterEvent, ts: Double, stream: Int?) throws
     func end(_ summary: StreamSummary) throws
 }

@@ -126,7 +126,7 @@ public struct AnsiMeterRenderer {
             switch e.kind {
             case .silenceStart: inSilence = true
             case .silenceEnd: inSilence = false
-            case .clip: break
+            case .clip, .sourceLost: break
             }
         }
     }

@@ -32,6 +32,7 @@ public final class ProgressSink: FrameSink {
     public func gap(_ gap: StreamGap) throws { try base.gap(gap) }
     public func device(_ change: DeviceChange) throws { try base.device(change) }
     public func file(_ event: RecordingFileEvent) throws { try base.file(event) }
+    public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try base.event(event, ts: ts, stream: stream) }
 
     public func end(_ summary: StreamSummary) throws {
         line.clear()

@@ -43,6 +43,11 @@ public final class HTTPSink: FrameSink, LiveStatusSink {
         server.publish(lines.take(), frame: false) { $0.file(event) }
     }
 
+    public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
+        try ndjson.event(event, ts: ts, stream: stream)
+        server.publish(lines.take(), frame: false) { _ in }
+    }
+
     public func end(_ summary: StreamSummary) throws {
         try ndjson.end(summary)
         server.publish(lines.take(), frame: false) { $0.end(summary) }

@@ -72,6 +72,8 @@ public final class AnsiLiveSink: LiveStatusSink {
     }
 
     public func gap(_ gap: StreamGap) throws {}
+    /// A lost source shows as the outage (`idle`), not as a line.
+    public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
 
     /// The head line names what is metered now: the new device, or "waiting for NAME" while an
     /// application source has no stream to meter.

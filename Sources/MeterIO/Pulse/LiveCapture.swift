@@ -46,7 +46,10 @@ extension LiveOptions {
 
     /// The error that ends a run whose source went away (without `reconnect`).
     func lossError(source: String, reason: String) -> Error {
-        if let url { return NetworkStreamError.lost(url: url.shown, reason: url.redact(reason)) }
+        if let url { return NetworkStreamError.lost(url: url.shown, reason: lossReason(reason)) }
         return PulseError.sourceLost(source: source, server: PulseStream.serverDescription, reason: reason)
     }
+
+    /// Why the source went away as it may be shown: a stream's password removed.
+    func lossReason(_ reason: String) -> String { url?.redact(reason) ?? reason }
 }

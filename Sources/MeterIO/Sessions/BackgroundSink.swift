@@ -14,6 +14,7 @@ import Synchronization
 public final class BackgroundSink: FrameSink, @unchecked Sendable {
     private enum Item {
         case start(StreamInfo), frame(MeterFrame), gap(StreamGap), device(DeviceChange), file(RecordingFileEvent)
+        case event(MeterEvent, ts: Double, stream: Int?)
         case end(StreamSummary)
     }
 
@@ -58,6 +59,7 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
     public func gap(_ gap: StreamGap) throws { try enqueue(.gap(gap)) }
     public func device(_ change: DeviceChange) throws { try enqueue(.device(change)) }
     public func file(_ event: RecordingFileEvent) throws { try enqueue(.file(event)) }
+    public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try enqueue(.event(event, ts: ts, stream: stream)) }
 
     /// Wakes the output thread to write what is queued now, without waiting for a batch.
     public func flush() { handoff.nudgeConsumer() }
@@ -96,6 +98,7 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
                         case .gap(let g): try sink.gap(g)
                         case .device(let d): try sink.device(d)
                         case .file(let e): try sink.file(e)
+                        case .event(let e, let ts, let stream): try sink.event(e, ts: ts, stream: stream)
                         case .end(var s):
                             bands?.complete(&s)
                             try sink.end(s)

@@ -132,9 +132,12 @@ final class LiveAnalysis: @unchecked Sendable {
         for e in stamped(session.fileEvents.take(), \.stream) { guarded { try sink.file(e) } }
     }
 
-    /// The gap lines of outages and the device lines of changes at or before `bound`, so each
-    /// sits between the frames captured before and after it.
+    /// The `source_lost` event lines of losses, the gap lines of outages and the device lines
+    /// of changes at or before `bound`, so each sits between the frames captured before and
+    /// after it: a loss is written once the frames captured before it are, at once.
     private func emitGaps(upTo bound: Int) {
+        let losses = Self.take(session.losses, upTo: bound) { $0.event.pos }
+        for l in losses { guarded { try sink.event(l.event, ts: l.ts, stream: pipeline.stream) } }
         let gaps = Self.take(session.gaps, upTo: bound) { $0.pos }
         for g in stamped(gaps, \.stream) { guarded { try sink.gap(g) } }
         let changes = Self.take(session.deviceChanges, upTo: bound) { $0.pos }

@@ -29,7 +29,8 @@ extension LiveMeterSession {
                     fail(options.lossError(source: sourceName, reason: stream?.lastError ?? "\(error)"))
                     break
                 }
-                guard reconnectAfterLoss(at: pos) else { break }
+                let reason = stream.map(\.lastError).flatMap { $0.isEmpty ? nil : $0 } ?? "\(error)"
+                guard reconnectAfterLoss(at: pos, reason: options.lossReason(reason)) else { break }
                 stops.reset()
                 continue
             }
@@ -72,11 +73,15 @@ extension LiveMeterSession {
 
     /// Waits for the server and the named device to come back (opening checks that the device
     /// exists, so a server back without it is still an outage), retrying every 0.1 s doubling
-    /// to 0.5 s. Records the outage as a gap from the loss to the new stream, at capture
+    /// to 0.5 s. Records the loss at once (with `--events`, the `source_lost` event, with
+    /// `reason`) and the outage as a gap from the loss to the new stream, both at capture
     /// position `pos`; false when stopped meanwhile. Nudges the analysis at each step so the
     /// sink can show the outage.
-    func reconnectAfterLoss(at pos: Int) -> Bool {
+    func reconnectAfterLoss(at pos: Int, reason: String) -> Bool {
         let start = unixSeconds()
+        if options.settings.events != nil {
+            losses.withLock { $0.append((MeterEvent(.sourceLost(reason: reason), pos: pos), start)) }
+        }
         inOutage.store(true, ordering: .releasing)
         meter.nudgeConsumer()
         defer {

@@ -66,6 +66,9 @@ final class LiveMeterSession: @unchecked Sendable {
     /// analysis emits a gap line once it has processed the frames before it, so the line
     /// always sits between the frames captured before and after the outage.
     let gaps = Locked<[StreamGap]>([])
+    /// With `--events`: each loss of the source (`source_lost`) when it happened (Unix time),
+    /// at the position of the outage's gap, emitted the same way, but at once.
+    let losses = Locked<[(event: MeterEvent, ts: Double)]>([])
     /// What the source meters, when it changed, with the position where it did (as gaps).
     let deviceChanges = Locked<[DeviceChange]>([])
     /// How many times the process has been continued after a stop (job control): the capture

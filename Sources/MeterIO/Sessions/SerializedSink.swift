@@ -18,6 +18,7 @@ final class SerializedSink: LiveStatusSink, Sendable {
     func gap(_ gap: StreamGap) throws { try serially { try $0.gap(gap) } }
     func device(_ change: DeviceChange) throws { try serially { try $0.device(change) } }
     func file(_ event: RecordingFileEvent) throws { try serially { try $0.file(event) } }
+    func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try serially { try $0.event(event, ts: ts, stream: stream) } }
     func end(_ summary: StreamSummary) throws { try serially { try $0.end(summary) } }
     func idle(outage: Bool, stream: Int?) throws {
         try serially { try ($0 as? any LiveStatusSink)?.idle(outage: outage, stream: stream) }

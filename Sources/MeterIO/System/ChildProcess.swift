@@ -80,56 +80,28 @@ public final class ChildProcess: @unchecked Sendable {
     /// `environment` ("NAME=value" entries) replaces this process's environment.
     public init(executable: String, argumentBytes arguments: [[UInt8]], stdin: Stream, stdout: Stream,
                 stderr: Stream = .pipe, environment: [String]? = nil) throws(SpawnFailure) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
+        let descriptors = try ChildDescriptors(stdin: stdin, stdout: stdout, stderr: stderr)
+        do throws(SpawnFailure) {
+            pid = try Self.spawn(executable, arguments: arguments, environment: environment, actions: &descriptors.actions)
+            descriptors.closeChildEnds()
+        } catch {
+            descriptors.closeChildEnds()
+            descriptors.closeOurEnds()
+            throw error
+        }
+        stdinFD = descriptors.stdinFD
+        stdoutFD = descriptors.stdoutFD
+        try collectStderr(descriptors)
+    }
+
+    /// `posix_spawn` of `executable` (argv[0]) with `arguments`, in a process group of its own,
+    /// with an empty signal mask and the default action for the signals pulsemeter handles or
+    /// ignores; `environment` or, when nil, this process's.
+    private static func spawn(_ executable: String, arguments: [[UInt8]], environment: [String]?,
+                              actions: inout posix_spawn_file_actions_t) throws(SpawnFailure) -> pid_t {
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
-
-        var mine: [Int32] = []       // our pipe ends, kept
-        var theirs: [Int32] = []     // the child's pipe ends, closed here after the spawn
-        func closeAll(_ fds: [Int32]) { for fd in fds { Glibc.close(fd) } }
-        func makePipe() throws(SpawnFailure) -> (read: Int32, write: Int32) {
-            var fds: [Int32] = [0, 0]
-            guard pipe(&fds) == 0 else {
-                let e = errno
-                closeAll(mine + theirs)
-                throw SpawnFailure(code: e)
-            }
-            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            return (fds[0], fds[1])
-        }
-        /// Connects the child's descriptor `target` (0 or 1) as asked; our end of a pipe, or -1.
-        func connect(_ stream: Stream, to target: Int32) throws(SpawnFailure) -> Int32 {
-            switch stream {
-            case .pipe:
-                let p = try makePipe()
-                let (ours, child) = target == 0 ? (p.write, p.read) : (p.read, p.write)
-                mine.append(ours)
-                theirs.append(child)
-                posix_spawn_file_actions_adddup2(&actions, child, target)
-                return ours
-            case .null:
-                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
-                return -1
-            case .descriptor(let fd):
-                posix_spawn_file_actions_adddup2(&actions, fd, target)
-                return -1
-            }
-        }
-        let inFD = try connect(stdin, to: 0)
-        let outFD = try connect(stdout, to: 1)
-        var errFD: Int32 = -1  // our end of the stderr pipe, when collecting
-        if case .pipe = stderr {
-            let err = try makePipe()
-            mine.append(err.read); theirs.append(err.write)
-            posix_spawn_file_actions_adddup2(&actions, err.write, 2)
-            errFD = err.read
-        } else {
-            _ = try connect(stderr, to: 2)
-        }
-
         var none = sigset_t()
         sigemptyset(&none)
         posix_spawnattr_setsigmask(&attr, &none)
@@ -139,12 +111,6 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setsigdefault(&attr, &defaults)
         posix_spawnattr_setpgroup(&attr, 0)
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-
-        // Descriptors of ours that are not close-on-exec (a library's) are closed in the child,
-        // after the dup2s above: it gets 0, 1 and 2 only.
-        for fd in Self.openDescriptors() where fd > 2 {
-            posix_spawn_file_actions_addclose(&actions, fd)
-        }
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([Array(executable.utf8)] + arguments).map { bytes in
             let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
@@ -158,27 +124,28 @@ public final class ChildProcess: @unchecked Sendable {
         var child = pid_t()
         let rc = envp.map { e in posix_spawn(&child, executable, &actions, &attr, argv, e) }
             ?? posix_spawn(&child, executable, &actions, &attr, argv, environ)
-        closeAll(theirs)
-        guard rc == 0 else {
-            closeAll(mine)
-            throw SpawnFailure(code: rc)
-        }
-        pid = child
-        stdinFD = inFD
-        stdoutFD = outFD
+        guard rc == 0 else { throw SpawnFailure(code: rc) }
+        return child
+    }
+
+    /// Starts the thread that collects the child's stderr when it is a pipe of ours; without
+    /// one the child is stopped rather than left to block on a full pipe.
+    private func collectStderr(_ descriptors: ChildDescriptors) throws(SpawnFailure) {
+        let errFD = descriptors.stderrFD
         guard errFD >= 0 else {
             collector.done.signal()  // nothing to collect
             return
         }
-        let collected = errFD
         do {
-            try OSThread.spawn(role: "pm-child-err") { [collector] in collector.collect(collected) }
+            try OSThread.spawn(role: "pm-child-err") { [collector] in collector.collect(errFD) }
         } catch {
-            // No thread to drain its stderr: stop the child rather than let it block on it.
-            Glibc.kill(child, SIGKILL)
+            Glibc.kill(pid, SIGKILL)
             var status: Int32 = 0
-            _ = SystemCall.retryingInterrupted { Int(waitpid(child, &status, 0)) }
-            closeAll(mine)
+            _ = SystemCall.retryingInterrupted { Int(waitpid(pid, &status, 0)) }
+            termination = .signalled(SIGKILL)  // reaped: deinit must not wait for it again
+            descriptors.closeOurEnds()
+            stdinFD = -1
+            stdoutFD = -1
             throw SpawnFailure(code: EAGAIN)
         }
     }
@@ -250,21 +217,6 @@ public final class ChildProcess: @unchecked Sendable {
         collector.done.wait()
         collector.done.signal()
         return t
-    }
-
-    /// The descriptors open in this process (/proc/self/fd).
-    private static func openDescriptors() -> [Int32] {
-        guard let dir = opendir("/proc/self/fd") else { return [] }
-        defer { closedir(dir) }
-        let own = dirfd(dir)
-        var fds: [Int32] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if let fd = Int32(name), fd != own { fds.append(fd) }
-        }
-        return fds
     }
 
     /// The end of what the child wrote on stderr (at most 16 KiB).

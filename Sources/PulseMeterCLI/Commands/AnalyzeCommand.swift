@@ -33,8 +33,9 @@ enum AnalyzeCommand {
             sink = AnsiSummarySink(output: output, width: Terminal.size(fd: output.fd)?.columns ?? 80,
                                    color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         }
-        let (hooks, fullSink) = try HookOptions.attach(a, to: sink)
-        defer { hooks?.finish() }  // after the end line: the waiting hooks run, within a grace period
+        // Only a stop signal cancels here: the end line waits for every hook accepted.
+        let (hooks, fullSink) = try HookOptions.attach(a, to: sink, stop: cancellation)
+        defer { hooks?.finish() }  // when the end line was not written (its reader went away)
         // On a terminal, one progress line on stderr, replaced by what follows (the summary, an
         // error); not when NDJSON goes to that terminal (it would split its lines), and nothing
         // off a terminal.

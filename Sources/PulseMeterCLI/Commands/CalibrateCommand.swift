@@ -73,5 +73,6 @@ final class CalibrationSink: FrameSink {
     func gap(_ gap: StreamGap) throws {}
     func device(_ change: DeviceChange) throws {}
     func file(_ event: RecordingFileEvent) throws {}
+    func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
     func end(_ summary: StreamSummary) throws {}
 }

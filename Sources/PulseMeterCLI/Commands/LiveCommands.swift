@@ -57,8 +57,10 @@ enum LiveCommands {
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
         Signals.installStopHandlers()
-        let cancellation = Cancellation()
+        let cancellation = Cancellation()  // a stop signal, q, or a failure of one source
         try Signals.cancelOnStop(cancellation)
+        let stopSignal = Cancellation()    // a stop signal only: hooks are ended, not waited for
+        try Signals.cancelOnStop(stopSignal)
         if record != nil {
             // Space or p on the meter, SIGUSR1 / SIGUSR2 from scripts: every source's recording.
             let pause = PauseControl()
@@ -81,7 +83,7 @@ enum LiveCommands {
             sink = ansi!
         }
         var hooks: HookRunner?
-        defer { hooks?.finish() }  // after the terminal is restored: waiting hooks run, within a grace period
+        defer { hooks?.finish() }  // when the end line was not written (its reader went away)
         defer {
             if ansi != nil { Signals.endJobControl() }
             ansi?.restore()
@@ -92,7 +94,7 @@ enum LiveCommands {
             sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor)])
         }
         defer { server?.finish() }
-        let (runner, fullSink) = try HookOptions.attach(a, to: sink, recordings: singleRecordings(all))
+        let (runner, fullSink) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
         hooks = runner
         do {
             try session.run(into: [fullSink])

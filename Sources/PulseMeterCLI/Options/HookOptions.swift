@@ -39,24 +39,24 @@ enum HookOptions {
         return a.has("exec-on") && kinds.contains(where: \.isEvent)
     }
 
-    /// The hook runner and `sink` with the hook sink beside it (a `FanOutSink`), or nil and
-    /// `sink` itself without `--exec`. `recordings`: each source's single recording's file name
-    /// (by stream index, 0 with one source).
-    static func attach(_ a: ParsedArguments, to sink: any FrameSink, recordings: [Int: String] = [:]) throws -> (HookRunner?, any FrameSink) {
+    /// The hook runner and `sink` behind the hook sink (which runs the hooks and, at the end,
+    /// waits for them so the end line carries their totals), or nil and `sink` itself without
+    /// `--exec`. `stop`: the cancellation only the stop signals fire (at a normal end every
+    /// hook accepted runs; after a stop they are ended). `recordings`: each source's single
+    /// recording's file name (by stream index, 0 with one source).
+    static func attach(_ a: ParsedArguments, to sink: any FrameSink, stop: Cancellation,
+                       recordings: [Int: String] = [:]) throws -> (HookRunner?, any FrameSink) {
         guard let kinds = try kinds(a), let command = a.string("exec") else { return (nil, sink) }
-        let runner = try HookRunner(command: command, report: { report in
+        let runner = try HookRunner(command: command, stop: stop, report: { report in
             switch report {
-            case .dropping:
-                CLI.warn("hooks are falling behind (at most \(HookRunner.maxRunning) run at once and \(HookRunner.maxWaiting) wait): the lines beyond that run no hook")
-            case .dropped(let n):
-                CLI.warn("\(n) line\(n == 1 ? "" : "s") ran no hook (too many at once)")
-            default:
-                CLI.error(word(report))
+            case .dropping: CLI.warn(word(report))
+            default: CLI.error(word(report))
             }
         })
-        let hooks = HookSink(kinds: kinds, submit: { [runner] line in runner.submit(line) })
+        let hooks = HookSink(kinds: kinds, next: sink, submit: { [runner] line in runner.submit(line) },
+                             settle: { [runner] in runner.finish() })
         hooks.recordingFiles = recordings
-        return (runner, FanOutSink([sink, hooks]))
+        return (runner, hooks)
     }
 
     /// One stderr line about one hook.
@@ -68,10 +68,13 @@ enum HookOptions {
         switch report {
         case .failed(let line, .exited(let status)): return "\(what(line)) exited with status \(status)"
         case .failed(let line, .signalled(let sig)): return "\(what(line)) was killed by signal \(sig)"
-        case .ended(let line): return "\(what(line)) was still running at the end and was stopped"
         case .couldNotStart(let line, let reason): return "\(what(line)) could not start \(HookRunner.shell): \(reason)"
-        case .dropping: return "hooks are falling behind"
-        case .dropped(let n): return "\(n) lines ran no hook"
+        case .dropping:
+            return "hooks are falling behind (at most \(HookRunner.maxRunning) run at once and \(HookRunner.maxWaiting) wait): the lines beyond that run no hook"
+        case .stopped(let killed, let discarded):
+            return "stopped: \(count(killed, "hook")) still running after 2 s \(killed == 1 ? "was" : "were") ended and \(count(discarded, "waiting hook")) never ran"
         }
     }
+
+    private static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 }

@@ -31,7 +31,7 @@ enum Help {
       -f, --format FMT       ansi or ndjson           [ansi on a terminal, else ndjson]
       -o, --output PATH      write meter output there instead of stdout
           --duration SEC     stop after this much audio (counted in frames)
-          --events           event lines: silence_start/silence_end, clip
+          --events           event lines: silence_start/silence_end, clip, source_lost
           --silence-db DB    silence: every channel's RMS below this      [\(n(EventSettings().silenceDb))]
           --silence-min SEC  ... for at least this long                   [\(n(EventSettings().silenceMinSeconds))]
           --clip-db DB       a sample this loud counts as clipped   [the 16-bit rail]
@@ -40,7 +40,8 @@ enum Help {
                              _SOURCE, _FILE in its environment; its output goes to stderr;
                              at most 4 at once and 64 waiting (more are dropped, counted)
           --exec-on LIST     only these lines run it: silence_start, silence_end, clip, gap,
-                             file, device (comma-separated; an event name implies --events)
+                             file, device, source_lost (comma-separated; an event name
+                             implies --events)
     \(soundLevelOptions)
     \(loudnessOptions)
     """
