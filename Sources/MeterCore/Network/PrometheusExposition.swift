@@ -3,7 +3,8 @@
 /// Every family has its `# HELP` and `# TYPE` line, even before it has a sample. Samples carry
 /// the labels `source` (the device metered now: the start line's, then the latest `device`
 /// line's) and, per channel, `channel` (0-based). Values are
-/// the finite, floored figures of the frames (dB with 2 decimals, as in NDJSON), never NaN.
+/// the finite, floored figures of the frames (dB with 2 decimals, as in NDJSON), never NaN;
+/// a calibrated run's levels are in its calibrated unit, as the frames' are.
 public enum PrometheusExposition {
     /// The `Content-Type` of the body.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -16,12 +17,18 @@ public enum PrometheusExposition {
         return out.b.bytes
     }
 
-    /// The level gauges: RMS and peak per channel, loudness with `--loudness`.
+    /// The level gauges: RMS and peak per channel (in the calibrated unit of a calibrated run,
+    /// `MeterSettings.levelOffsetDb`, which their help then names), loudness with `--loudness`.
     private static func levels(_ state: MonitorState, into out: Writer) {
         let settings = state.info?.settings
         let channels = settings?.channels ?? 0
-        out.family("pulsemeter_rms_dbfs", "gauge", "RMS level of the latest frame over the window, dBFS (floored at -160).")
-        out.family("pulsemeter_peak_dbfs", "gauge", "Peak level of the latest frame's hop, dBFS (floored at -160).")
+        let calibrated = (settings?.levelOffsetDb ?? 0) != 0
+        out.family("pulsemeter_rms_dbfs", "gauge", calibrated
+            ? "RMS level of the latest frame over the window, dBFS plus the calibration (dB SPL when calibrated; floored at -160 plus it)."
+            : "RMS level of the latest frame over the window, dBFS (floored at -160).")
+        out.family("pulsemeter_peak_dbfs", "gauge", calibrated
+            ? "Peak level of the latest frame's hop, dBFS plus the calibration (dB SPL when calibrated; floored at -160 plus it)."
+            : "Peak level of the latest frame's hop, dBFS (floored at -160).")
         if let f = state.latest {
             // Two loops: a family's samples stay together, as the format requires.
             for c in 0..<min(channels, f.rmsDb.count) { out.sample("pulsemeter_rms_dbfs", channel: c, f.rmsDb[c]) }
