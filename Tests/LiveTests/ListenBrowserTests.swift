@@ -133,4 +133,43 @@ extension LiveSuite.Listen {
         }
         #expect(back?["state"] as? String == "LIVE", "\(String(describing: back))")
     }
+
+    /// The height of channel 0's RMS bar over the scale's height (0 at the floor, 1 at the top),
+    /// from the meter canvas's pixels: the opaque rows of the bar's middle column, less the
+    /// 2-pixel hold marker.
+    static let barFraction = """
+        const c = document.getElementById("meterCanvas"), r = c.getBoundingClientRect(), dpr = c.width / r.width;
+        const n = 2, scaleW = 48, gap = 10, usable = r.height - 12;
+        const barW = Math.max(6, (r.width - scaleW - gap * (n + 1)) / n);
+        const data = c.getContext("2d").getImageData(Math.round((scaleW + gap + barW / 2) * dpr), 0, 1, c.height).data;
+        let opaque = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i] === 255) opaque++;
+        return [(opaque - 2 * dpr) / (usable * dpr), typeof OFF === "number" ? OFF : null];
+        """
+
+    @Test("the page of a calibrated run (--calibration 94): readouts in dB SPL as the frames carry them, the bar as high as uncalibrated")
+    func calibratedPage() throws {
+        let server = try Live.server()
+        let m = try Self.startMeter(["--calibration", "94"], server: server)
+        defer { m.stop() }
+        var frame = try m.steadyFrame(calibration: 94)
+        #expect(m.start.double("level_offset_db") == 94)
+        let browser = try Browser()
+        _ = m.drain()
+        try browser.open("http://127.0.0.1:\(m.port)/")
+        let drain = { if let f = m.drain() { frame = f } }
+        let shown = try browser.waitFor(Self.readouts, between: drain) { (v: [String: Any]) in
+            guard let r0 = Self.number(v["rms0"]), let rms = frame.doubles("rms_db") else { return false }
+            return abs(r0 - rms[0]) < 0.5
+        }
+        #expect(abs((Self.number(shown?["rms0"]) ?? 0) - (Self.rms + 94)) < 0.5, "\(String(describing: shown))")
+        // -15.05 dBFS on the -60..0 scale: three quarters of it (a bar pinned at the top, 1.0,
+        // would be the calibrated level drawn on the dBFS scale).
+        let expected = (Self.rms + 60) / 60
+        let bar = try browser.waitFor(Self.barFraction, between: drain) { (v: [Any]) in
+            (v.first as? Double).map { abs($0 - expected) < 0.03 } == true
+        }
+        #expect((bar?.first as? Double).map { abs($0 - expected) < 0.03 } == true, "bar \(String(describing: bar)) vs \(expected)")
+        #expect(bar?.last as? Double == 94)
+    }
 }

@@ -31,14 +31,16 @@ extension LiveSuite {
             let feeder: FifoFeeder
             let server: PulseServer
 
-            /// Reads stdout until a frame at the sine's level on both channels; returns it.
-            func steadyFrame(timeout: Double = 15) throws -> JSONLine {
+            /// Reads stdout until a frame at the sine's level on both channels (plus `calibration`
+            /// in a calibrated run); returns it.
+            func steadyFrame(timeout: Double = 15, calibration: Double = 0) throws -> JSONLine {
+                let level = Listen.rms + calibration
                 let r = process.readLines(until: { line in
                     guard let l = try? JSONLine(line), l.type == "frame", let rms = l.doubles("rms_db") else { return false }
-                    return rms.allSatisfy { abs($0 - Listen.rms) < 0.05 }
+                    return rms.allSatisfy { abs($0 - level) < 0.05 }
                 }, timeout: timeout)
                 guard r.matched, let last = r.lines.last else {
-                    throw LiveSetupError("no frame at \(Listen.rms) dBFS within \(timeout) s; stderr: \(process.stderrText)")
+                    throw LiveSetupError("no frame at \(level) dB within \(timeout) s; stderr: \(process.stderrText)")
                 }
                 return try JSONLine(last)
             }

@@ -3,11 +3,15 @@ import Testing
 
 /// Bands computed later (`deferBands` + `DeferredBands`) are exactly the bands computed inline,
 /// and so is the end line's mean spectrum: FFT bands, and third-octave bands with the sound
-/// level meter.
+/// level meter; calibrated too (the calibration and a microphone's response in each band).
 @Suite struct DeferredBandsTests {
-    @Test(arguments: [(12, 0), (0, 3)])
-    func deferredEqualsInline(bands: Int, octaves: Int) throws {
-        let spl = octaves > 0 ? SoundLevelSettings(weighting: .a, timeWeighting: .fast) : nil
+    @Test(arguments: [(12, 0, false), (0, 3, false), (12, 0, true), (0, 3, true)])
+    func deferredEqualsInline(bands: Int, octaves: Int, calibrated: Bool) throws {
+        let mic = MicCalibration(sensitivityDb: -1, frequencies: [100, 1000], responseDb: [1, -2])
+        let spl = octaves > 0 || calibrated
+            ? SoundLevelSettings(weighting: .a, timeWeighting: .fast, calibrationDb: calibrated ? 94 : nil,
+                                 micCalibration: calibrated ? mic : nil)
+            : nil
         var settings = MeterSettings(rate: 48000, channels: 2, fps: 30, windowMs: 50, bands: bands, fftSize: 1024, spl: spl)
         settings.octaves = octaves
         let samples = ChunkingIndependenceTests.noise(frames: 30000, channels: 2, seed: 5)

@@ -72,6 +72,54 @@ import Testing
         #expect(s["pulsemeter_http_clients_dropped_total"] == 0)
     }
 
+    /// The frames of 0.1 s of digital zero, then 0.2 s of a 1 kHz sine of amplitude 0.1,
+    /// through the pipeline with `spl`, as /metrics shows them (the state after each frame).
+    static func exposed(spl: SoundLevelSettings) throws -> [(frame: MeterFrame, text: String)] {
+        let settings = MeterSettings(rate: 48000, channels: 1, events: EventSettings(), spl: spl)
+        let x = (0..<14400).map { i in i < 4800 ? Float(0) : Float(0.1 * sin(2 * Double.pi * 1000 * Double(i) / 48000)) }
+        let sink = CollectingSink()
+        try MeterPipeline(settings: ValidSettings(settings)).run(source: ArraySource(rate: 48000, channels: 1, samples: x), sink: sink)
+        var state = MonitorState(recording: .continuous)
+        var encoder = NDJSONEncoder()
+        let info = try #require(sink.info)
+        state.start(info, line: encoder.start(info))
+        return sink.frames.map { f in
+            state.frame(f, line: encoder.frame(f))
+            return (f, String(decoding: PrometheusExposition.render(state), as: UTF8.self))
+        }
+    }
+
+    @Test("exposition of a calibrated run: the frames' levels, 94 dB above the uncalibrated run's; digital zero -66; the help says so")
+    func calibratedLevels() throws {
+        let plain = try Self.exposed(spl: SoundLevelSettings())
+        let cal = try Self.exposed(spl: SoundLevelSettings(calibrationDb: 94))
+        #expect(plain.count == cal.count && plain.count == 9)
+        let key = "pulsemeter_rms_dbfs{source=\"test\",channel=\"0\"}", peak = "pulsemeter_peak_dbfs{source=\"test\",channel=\"0\"}"
+        for (a, b) in zip(plain, cal) {
+            let sa = Self.samples(a.text), sb = Self.samples(b.text)
+            #expect(sb[key] == (b.frame.rmsDb[0] * 100).rounded() / 100, "served as the frame carries it")
+            #expect(abs(try #require(sb[key]) - (try #require(sa[key])) - 94) < 0.0101, "\(sa[key]!) vs \(sb[key]!)")
+            #expect(abs(try #require(sb[peak]) - (try #require(sa[peak])) - 94) < 0.0101)
+        }
+        #expect(Self.samples(cal[0].text)[key] == -66 && Self.samples(cal[0].text)[peak] == -66, "the floor: -160 plus 94")
+        #expect(abs(Self.samples(cal[8].text)[key]! - (20 * log10(0.1) - 10 * log10(2.0) + 94)) < 0.01, "a 74.0 dB SPL sine")
+        #expect(cal[0].text.contains("# HELP pulsemeter_rms_dbfs RMS level of the latest frame over the window, dBFS plus the calibration"))
+        #expect(plain[0].text.contains("# HELP pulsemeter_rms_dbfs RMS level of the latest frame over the window, dBFS (floored at -160).\n"))
+    }
+
+    @Test("a live frame's level (/events, NDJSON) is of its level below full scale: a calibrated run's equals the uncalibrated one's")
+    func liveLevelIsRelativeToFullScale() throws {
+        func level(_ spl: SoundLevelSettings?, rms: Double) throws -> [Double] {
+            var encoder = NDJSONEncoder(levelFloorDb: -60)
+            _ = encoder.start(StreamInfo(source: "m", settings: MeterSettings(rate: 48000, channels: 1, spl: spl), live: true))
+            let line = Data(encoder.frame(MeterFrame(pos: 1600, ts: 1, rmsDb: [rms], peakDb: [rms])))
+            let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+            return try #require(object["level"] as? [Double])
+        }
+        #expect(try level(nil, rms: -30) == [0.5])
+        #expect(try level(SoundLevelSettings(calibrationDb: 94), rms: 64) == [0.5])
+    }
+
     @Test("exposition: label values escape backslash, quote and line feed; optional families only when on")
     func escapingAndOptionalFamilies() {
         let (state, _) = Self.state(source: "a\"b\\c\nd", loudness: false, events: false)

@@ -7,8 +7,11 @@ public struct NDJSONEncoder {
     private var line = JSONLineBuilder()
     /// Each stream's rate (index: the stream, 0 without one), for `t`.
     private var rates = [1]
+    /// Each stream's calibration (`MeterSettings.levelOffsetDb`), for `level`.
+    private var offsets = [0.0]
     /// With a floor, live frames (those with `ts`) carry `level` per channel,
-    /// `Decibels.level(rms_db, floor:)`.
+    /// `Decibels.level(rms_db, floor:)` of the level relative to full scale: a calibrated
+    /// run's levels less its calibration, so that a bar of that height is the meter's.
     public var levelFloorDb: Double?
 
     public init(levelFloorDb: Double? = nil) { self.levelFloorDb = levelFloorDb }
@@ -17,7 +20,9 @@ public struct NDJSONEncoder {
         let s = info.settings
         let k = info.stream ?? 0
         if rates.count <= k { rates += Array(repeating: 1, count: k + 1 - rates.count) }
+        if offsets.count <= k { offsets += Array(repeating: 0, count: k + 1 - offsets.count) }
         rates[k] = s.rate
+        offsets[k] = s.levelOffsetDb
         begin("start", stream: info.stream)
         line.field("version", Self.version)
         line.field("source", info.source)
@@ -63,11 +68,12 @@ public struct NDJSONEncoder {
         line.field("rms_db", f.rmsDb, decimals: 2)
         line.field("peak_db", f.peakDb, decimals: 2)
         if let floorDb = levelFloorDb, f.ts != nil {
+            let k = f.stream ?? 0, offset = k < offsets.count ? offsets[k] : 0
             line.key("level")
             line.byte(UInt8(ascii: "["))
             for (i, db) in f.rmsDb.enumerated() {
                 if i > 0 { line.byte(UInt8(ascii: ",")) }
-                line.number(Decibels.level(db, floor: floorDb), decimals: 4)
+                line.number(Decibels.level(db - offset, floor: floorDb), decimals: 4)
             }
             line.byte(UInt8(ascii: "]"))
         }
@@ -180,6 +186,9 @@ public struct NDJSONEncoder {
         line.field("weighting", spl.weighting.rawValue)
         line.field("time_weighting", spl.timeWeighting.rawValue)
         if let cal = spl.calibrationDb { line.field("calibration", cal, decimals: 2) }
+        // What every level of the run is shifted by (the calibration less a microphone file's
+        // sensitivity): levels minus it are dBFS.
+        if spl.offsetDb != 0 { line.field("level_offset_db", spl.offsetDb, decimals: 2) }
         line.field("spl_unit", spl.unit)
     }
 

@@ -1,11 +1,12 @@
 /// What `--events` detects and where its thresholds lie (README.md "Events").
 public struct EventSettings: Sendable, Equatable {
-    /// Silence is every channel's `rms_db` below this, in dBFS (`--silence-db`).
+    /// Silence is every channel's `rms_db` below this (`--silence-db`), in the frames' unit:
+    /// dBFS, or a calibrated run's unit (`MeterSettings.levelOffsetDb`).
     public var silenceDb: Double
     /// ... for at least this many seconds (`--silence-min`).
     public var silenceMinSeconds: Double
-    /// A sample whose magnitude is at or above this level (dBFS) counts as clipped
-    /// (`--clip-db`); nil means the 16-bit rail, 32767/32768.
+    /// A sample whose magnitude is at or above this level (dBFS, calibrated or not) counts as
+    /// clipped (`--clip-db`); nil means the 16-bit rail, 32767/32768.
     public var clipDb: Double?
 
     public init(silenceDb: Double = -60, silenceMinSeconds: Double = 2, clipDb: Double? = nil) {

@@ -1,6 +1,7 @@
 /// Voice-activated recording (`record --trigger`): when takes open and close, in frames.
 public struct TriggerSettings: Sendable, Equatable {
-    /// A take opens when any channel's `rms_db` rises above this (dBFS).
+    /// A take opens when any channel's `rms_db` rises above this (in the frames' unit: dBFS,
+    /// or a calibrated run's unit).
     public var levelDb: Double
     /// ... and closes once every channel has stayed at or below it for this many frames.
     public var holdFrames: Int

@@ -26,6 +26,15 @@ public enum Decibels {
         min(1, max(0, (db - floorDb) / -floorDb))
     }
 
+    /// A level measured in dBFS (bounded as above) as a calibrated run reports it: `correction`
+    /// (a band's microphone response, negated) and `offset` (the calibration,
+    /// `SoundLevelSettings.offsetDb`) added, the floor moved with the offset: digital silence
+    /// reads `floor + offset` and nothing reads lower. With both 0, `db` itself.
+    @inlinable
+    public static func calibrated(_ db: Double, offset: Double, correction: Double = 0) -> Double {
+        db <= floor ? floor + offset : max(floor, db + correction) + offset
+    }
+
     /// `20*log10(amplitude)` bounded to [-160, 1000].
     @inlinable
     public static func fromAmplitude(_ amplitude: Double) -> Double {

@@ -3,27 +3,106 @@
 /// Every family has its `# HELP` and `# TYPE` line, even before it has a sample. Samples carry
 /// the labels `source` (the device metered now: the start line's, then the latest `device`
 /// line's) and, per channel, `channel` (0-based). Values are
-/// the finite, floored figures of the frames (dB with 2 decimals, as in NDJSON), never NaN.
+/// the finite, floored figures of the frames (dB with 2 decimals, as in NDJSON), never NaN;
+/// a calibrated run's levels are in its calibrated unit, as the frames' are.
 public enum PrometheusExposition {
     /// The `Content-Type` of the body.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     public static func render(_ state: MonitorState) -> [UInt8] {
-        let b = JSONLineBuilder(capacity: 4096)
-        let source = state.source
-        let channels = state.info?.settings.channels ?? 0
+        let out = Writer(source: state.source)
+        levels(state, into: out)
+        gauges(state, into: out)
+        counters(state, into: out)
+        return out.b.bytes
+    }
+
+    /// The level gauges: RMS and peak per channel (in the calibrated unit of a calibrated run,
+    /// `MeterSettings.levelOffsetDb`, which their help then names), loudness with `--loudness`.
+    private static func levels(_ state: MonitorState, into out: Writer) {
         let settings = state.info?.settings
+        let channels = settings?.channels ?? 0
+        let calibrated = (settings?.levelOffsetDb ?? 0) != 0
+        out.family("pulsemeter_rms_dbfs", "gauge", calibrated
+            ? "RMS level of the latest frame over the window, dBFS plus the calibration (dB SPL when calibrated; floored at -160 plus it)."
+            : "RMS level of the latest frame over the window, dBFS (floored at -160).")
+        out.family("pulsemeter_peak_dbfs", "gauge", calibrated
+            ? "Peak level of the latest frame's hop, dBFS plus the calibration (dB SPL when calibrated; floored at -160 plus it)."
+            : "Peak level of the latest frame's hop, dBFS (floored at -160).")
+        if let f = state.latest {
+            // Two loops: a family's samples stay together, as the format requires.
+            for c in 0..<min(channels, f.rmsDb.count) { out.sample("pulsemeter_rms_dbfs", channel: c, f.rmsDb[c]) }
+            for c in 0..<min(channels, f.peakDb.count) { out.sample("pulsemeter_peak_dbfs", channel: c, f.peakDb[c]) }
+        }
+        if settings?.loudness == true {
+            let l = state.latest?.loudness
+            out.family("pulsemeter_lufs_momentary", "gauge", "Momentary loudness (400 ms), LUFS (floored at -160).")
+            out.sample("pulsemeter_lufs_momentary", l?.momentary ?? Decibels.floor)
+            out.family("pulsemeter_lufs_shortterm", "gauge", "Short-term loudness (3 s), LUFS (floored at -160).")
+            out.sample("pulsemeter_lufs_shortterm", l?.shortTerm ?? Decibels.floor)
+            out.family("pulsemeter_lufs_integrated", "gauge", "Integrated loudness of the run so far, LUFS (floored at -160).")
+            out.sample("pulsemeter_lufs_integrated", l?.integrated ?? Decibels.floor)
+        }
+    }
+
+    /// The state gauges: silence (with events), audio arriving, recording.
+    private static func gauges(_ state: MonitorState, into out: Writer) {
+        let started = state.source != nil
+        if state.info?.settings.events != nil {
+            out.family("pulsemeter_silence", "gauge", "1 while every channel is below the silence level.")
+            out.sample("pulsemeter_silence", state.silent ? 1 : 0)
+        }
+        out.family("pulsemeter_up", "gauge", "1 while audio arrives from the source.")
+        if started { out.sample("pulsemeter_up", state.up ? 1 : 0) }
+        out.family("pulsemeter_recording", "gauge", "1 while a recording file is being written.")
+        if started { out.sample("pulsemeter_recording", state.recording ? 1 : 0) }
+    }
+
+    /// The counters, from the frames captured to the event-stream clients dropped.
+    private static func counters(_ state: MonitorState, into out: Writer) {
+        let started = state.source != nil
+        let channels = state.info?.settings.channels ?? 0
+        out.family("pulsemeter_frames_total", "counter", "Audio frames captured.")
+        if started { out.sample("pulsemeter_frames_total", state.framesTotal) }
+        out.family("pulsemeter_dropped_frames_total", "counter", "Captured frames the meter had to skip.")
+        if started { out.sample("pulsemeter_dropped_frames_total", state.dropped) }
+        out.family("pulsemeter_recorded_frames_total", "counter", "Audio frames written to the recording.")
+        if started { out.sample("pulsemeter_recorded_frames_total", state.recordedFrames ?? 0) }
+        out.family("pulsemeter_clipped_samples_total", "counter", "Samples at or above the clip level, per channel.")
+        for c in 0..<min(channels, state.clippedSamples.count) {
+            out.sample("pulsemeter_clipped_samples_total", channel: c, state.clippedSamples[c])
+        }
+        if state.info?.settings.events != nil {
+            out.family("pulsemeter_silence_seconds_total", "counter", "Seconds of silence, the current one included.")
+            out.sample("pulsemeter_silence_seconds_total", state.silenceSeconds, decimals: 3)
+        }
+        out.family("pulsemeter_gaps_total", "counter", "Outages survived (gap lines).")
+        if started { out.sample("pulsemeter_gaps_total", state.gaps) }
+        out.family("pulsemeter_gap_seconds_total", "counter", "Seconds of audio missing in gaps.")
+        if started { out.sample("pulsemeter_gap_seconds_total", state.gapSeconds, decimals: 3) }
+        out.family("pulsemeter_http_clients_dropped_total", "counter", "Event-stream clients dropped for falling more than 2 s behind.")
+        out.b.raw("pulsemeter_http_clients_dropped_total "); out.b.int(state.clientsDropped); out.b.byte(10)
+    }
+
+    /// The body being written: families (`# HELP`, `# TYPE`) and samples with their labels.
+    private final class Writer {
+        let b = JSONLineBuilder(capacity: 4096)
+        /// The `source` label's value; nil before the start line.
+        let source: String?
+
+        init(source: String?) { self.source = source }
 
         func family(_ name: StaticString, _ type: StaticString, _ help: StaticString) {
             b.raw("# HELP "); b.raw(name); b.byte(32); b.raw(help); b.byte(10)
             b.raw("# TYPE "); b.raw(name); b.byte(32); b.raw(type); b.byte(10)
         }
+
         func labels(channel: Int?) {
             guard source != nil || channel != nil else { return }
             b.byte(UInt8(ascii: "{"))
             if let source {
                 b.raw("source=\"")
-                labelValue(source, into: b)
+                PrometheusExposition.labelValue(source, into: b)
                 b.byte(UInt8(ascii: "\""))
             }
             if let channel {
@@ -34,62 +113,14 @@ public enum PrometheusExposition {
             }
             b.byte(UInt8(ascii: "}"))
         }
+
         func sample(_ name: StaticString, channel: Int? = nil, _ v: Double, decimals: Int = 2) {
             b.raw(name); labels(channel: channel); b.byte(32); b.number(v.isFinite ? v : Decibels.floor, decimals: decimals); b.byte(10)
         }
+
         func sample(_ name: StaticString, channel: Int? = nil, _ v: Int) {
             b.raw(name); labels(channel: channel); b.byte(32); b.int(v); b.byte(10)
         }
-        let started = source != nil
-
-        family("pulsemeter_rms_dbfs", "gauge", "RMS level of the latest frame over the window, dBFS (floored at -160).")
-        family("pulsemeter_peak_dbfs", "gauge", "Peak level of the latest frame's hop, dBFS (floored at -160).")
-        if let f = state.latest {
-            // Two loops: a family's samples stay together, as the format requires.
-            for c in 0..<min(channels, f.rmsDb.count) { sample("pulsemeter_rms_dbfs", channel: c, f.rmsDb[c]) }
-        }
-        if let f = state.latest {
-            for c in 0..<min(channels, f.peakDb.count) { sample("pulsemeter_peak_dbfs", channel: c, f.peakDb[c]) }
-        }
-        if settings?.loudness == true {
-            let l = state.latest?.loudness
-            family("pulsemeter_lufs_momentary", "gauge", "Momentary loudness (400 ms), LUFS (floored at -160).")
-            sample("pulsemeter_lufs_momentary", l?.momentary ?? Decibels.floor)
-            family("pulsemeter_lufs_shortterm", "gauge", "Short-term loudness (3 s), LUFS (floored at -160).")
-            sample("pulsemeter_lufs_shortterm", l?.shortTerm ?? Decibels.floor)
-            family("pulsemeter_lufs_integrated", "gauge", "Integrated loudness of the run so far, LUFS (floored at -160).")
-            sample("pulsemeter_lufs_integrated", l?.integrated ?? Decibels.floor)
-        }
-        if settings?.events != nil {
-            family("pulsemeter_silence", "gauge", "1 while every channel is below the silence level.")
-            sample("pulsemeter_silence", state.silent ? 1 : 0)
-        }
-        family("pulsemeter_up", "gauge", "1 while audio arrives from the source.")
-        if started { sample("pulsemeter_up", state.up ? 1 : 0) }
-        family("pulsemeter_recording", "gauge", "1 while a recording file is being written.")
-        if started { sample("pulsemeter_recording", state.recording ? 1 : 0) }
-
-        family("pulsemeter_frames_total", "counter", "Audio frames captured.")
-        if started { sample("pulsemeter_frames_total", state.framesTotal) }
-        family("pulsemeter_dropped_frames_total", "counter", "Captured frames the meter had to skip.")
-        if started { sample("pulsemeter_dropped_frames_total", state.dropped) }
-        family("pulsemeter_recorded_frames_total", "counter", "Audio frames written to the recording.")
-        if started { sample("pulsemeter_recorded_frames_total", state.recordedFrames ?? 0) }
-        family("pulsemeter_clipped_samples_total", "counter", "Samples at or above the clip level, per channel.")
-        for c in 0..<min(channels, state.clippedSamples.count) {
-            sample("pulsemeter_clipped_samples_total", channel: c, state.clippedSamples[c])
-        }
-        if settings?.events != nil {
-            family("pulsemeter_silence_seconds_total", "counter", "Seconds of silence, the current one included.")
-            sample("pulsemeter_silence_seconds_total", state.silenceSeconds, decimals: 3)
-        }
-        family("pulsemeter_gaps_total", "counter", "Outages survived (gap lines).")
-        if started { sample("pulsemeter_gaps_total", state.gaps) }
-        family("pulsemeter_gap_seconds_total", "counter", "Seconds of audio missing in gaps.")
-        if started { sample("pulsemeter_gap_seconds_total", state.gapSeconds, decimals: 3) }
-        family("pulsemeter_http_clients_dropped_total", "counter", "Event-stream clients dropped for falling more than 2 s behind.")
-        b.raw("pulsemeter_http_clients_dropped_total "); b.int(state.clientsDropped); b.byte(10)
-        return b.bytes
     }
 
     /// A label value with the format's escapes (backslash, double quote, line feed); other

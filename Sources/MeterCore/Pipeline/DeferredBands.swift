@@ -14,11 +14,11 @@ public final class DeferredBands {
             analyzer = nil
             octaves = OctaveFilterBank(fraction: settings.octaves, rate: settings.rate,
                                        timeWeighting: settings.spl?.timeWeighting ?? .fast,
-                                       micCalibration: settings.spl?.micCalibration)
+                                       micCalibration: settings.spl?.micCalibration, offsetDb: settings.levelOffsetDb)
         } else {
             guard let transform, let layout = valid.bandLayout else { preconditionFailure("FFT bands need a transform") }
             analyzer = SpectrumAnalyzer(layout: layout, transform: transform,
-                                        micCalibration: settings.spl?.micCalibration)
+                                        micCalibration: settings.spl?.micCalibration, offsetDb: settings.levelOffsetDb)
             octaves = nil
         }
     }

@@ -6,6 +6,8 @@
 public final class MeterPipeline {
     public let settings: MeterSettings
     public let hop: Int
+    /// `settings.levelOffsetDb`, taken once.
+    private let levelOffsetDb: Double
     public private(set) var pos = 0
     /// Input frames skipped (a stalled sink made the live source drop them).
     public private(set) var dropped = 0
@@ -65,6 +67,7 @@ public final class MeterPipeline {
         self.deferBands = deferBands && (settings.bands > 0 || settings.octaves > 0)
         self.stream = stream
         self.hop = settings.hop
+        levelOffsetDb = settings.levelOffsetDb
         self.channels = settings.channels
         self.clock = clock
         var meters: [RollingSquareSum] = []
@@ -86,7 +89,7 @@ public final class MeterPipeline {
                 preconditionFailure("bands need a transform of size fftSize")
             }
             spectrum = SpectrumAnalyzer(layout: layout, transform: transform,
-                                        micCalibration: settings.spl?.micCalibration)
+                                        micCalibration: settings.spl?.micCalibration, offsetDb: settings.levelOffsetDb)
         } else {
             spectrum = nil
         }
@@ -95,7 +98,8 @@ public final class MeterPipeline {
         soundLevel = settings.spl.map { SoundLevelMeter(settings: $0, rate: settings.rate, channels: settings.channels) }
         octaveBank = settings.octaves > 0
             ? OctaveFilterBank(fraction: settings.octaves, rate: settings.rate,
-                               timeWeighting: settings.spl?.timeWeighting ?? .fast, micCalibration: settings.spl?.micCalibration)
+                               timeWeighting: settings.spl?.timeWeighting ?? .fast, micCalibration: settings.spl?.micCalibration,
+                               offsetDb: settings.levelOffsetDb)
             : nil
         ballistics = settings.meter.map {
             MeterBallistics(kind: $0, rate: settings.rate, channels: settings.channels, vuReference: settings.vuReference)
@@ -210,9 +214,9 @@ public final class MeterPipeline {
             pos: pos, rate: settings.rate,
             rmsDb: (0..<channels).map { c in
                 let n = meters[c].received
-                return n > 0 ? Decibels.fromPower(meters[c].totalSquares / Double(n)) : Decibels.floor
+                return calibrated(n > 0 ? Decibels.fromPower(meters[c].totalSquares / Double(n)) : Decibels.floor)
             },
-            peakDb: totalPeak.map { Decibels.fromAmplitude(Double($0)) },
+            peakDb: totalPeak.map { calibrated(Decibels.fromAmplitude(Double($0))) },
             dropped: dropped,
             clippedSamples: events?.clippedTotal,
             events: trailingEvents)
@@ -227,6 +231,12 @@ public final class MeterPipeline {
         return s
     }
 
+    /// A dBFS level in the unit every level is reported in: shifted by the calibration
+    /// (`MeterSettings.levelOffsetDb`; clipping is counted on the samples, in dBFS).
+    private func calibrated(_ dbfs: Double) -> Double {
+        Decibels.calibrated(dbfs, offset: levelOffsetDb)
+    }
+
     private var stereoSums: [RollingSquareSum] { stereo.map { [$0.sum, $0.difference] } ?? [] }
 
     private func emitFrame(_ emit: (MeterFrame) throws -> Void) rethrows {
@@ -235,8 +245,8 @@ public final class MeterPipeline {
         frame.dropped = dropped
         for c in 0..<channels {
             let n = meters[c].windowCount
-            frame.rmsDb[c] = n > 0 ? Decibels.fromPower(meters[c].windowSum() / Double(n)) : Decibels.floor
-            frame.peakDb[c] = Decibels.fromAmplitude(Double(hopPeak[c]))
+            frame.rmsDb[c] = calibrated(n > 0 ? Decibels.fromPower(meters[c].windowSum() / Double(n)) : Decibels.floor)
+            frame.peakDb[c] = calibrated(Decibels.fromAmplitude(Double(hopPeak[c])))
             totalPeak[c] = max(totalPeak[c], hopPeak[c])
             hopPeak[c] = 0
             frame.clipSamples[c] = hopClips[c]

@@ -56,6 +56,14 @@ public struct MeterSettings: Sendable, Equatable {
     /// every loudness value against.
     public static let minLoudnessRate = 16
 
+    /// Added to every level the meter reports (`rms_db`, `peak_db`, the band levels, the sound
+    /// levels): the sound level meter's calibration (`SoundLevelSettings.offsetDb`); 0 without.
+    public var levelOffsetDb: Double { spl?.offsetDb ?? 0 }
+
+    /// The unit of those levels where they are printed: dB SPL with `--calibration`, else dB
+    /// (relative to full scale, shifted by a microphone file's sensitivity if one is given).
+    public var levelUnit: String { spl?.calibrated == true ? "dB SPL" : "dB" }
+
     /// Samples per meter frame: round(rate / fps), at least 1.
     public var hop: Int { max(1, Int((Double(rate) / fps).rounded())) }
     /// Samples in the RMS window: round(window_ms * rate / 1000), at least 1.
@@ -90,12 +98,13 @@ public struct MeterSettings: Sendable, Equatable {
         case .calibration: return .range(0, 250)
         case .octaves: return bands > 0 ? .notWithBands : .oneOf([1, 3])
         case .vuReference: return .range(-60, 0)
-        case .silenceDb: return .range(-160, 0)
+        // Levels a frame's rms_db is compared with: in the calibrated unit (`levelOffsetDb`).
+        case .silenceDb: return .range(Decibels.floor + levelOffsetDb, levelOffsetDb)
         case .silenceMin: return .range(0, 86400)
         case .clipDb: return .range(-100, 0)
         case .duration: return .positiveUpTo(1e9)  // seconds x rate always fits in an Int
         case .split: return .positiveUpTo(1e6)
-        case .triggerLevel: return .range(-160, 0)
+        case .triggerLevel: return .range(Decibels.floor + levelOffsetDb, levelOffsetDb)
         case .hold: return .range(0, 3600)
         case .preRoll: return .range(0, 60)
         case .levelFloor: return .negativeFrom(Decibels.floor)

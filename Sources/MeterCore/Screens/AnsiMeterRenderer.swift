@@ -15,10 +15,18 @@ public struct AnsiMeterRenderer {
     public var height: Int
     public var color: Bool
     public var glyphs: BarGlyphs
-    /// Bottom of the level scale in dBFS.
+    /// Bottom of the level scale in dBFS (the scale's top is full scale).
     public var floorDb: Double = -60
     /// Bottom of the spectrum scale in dBFS.
     public var spectrumFloorDb: Double = -90
+    /// The calibration (`MeterSettings.levelOffsetDb`): levels given to the bars, the history
+    /// and the spectrum are in the calibrated unit, shifted by it; they are drawn against the
+    /// scales above moved with it (so are the scales' labels), and the colour zones stay at
+    /// their distance below full scale (headroom is a digital fact). `rows` takes it from
+    /// the stream's settings.
+    public var offsetDb: Double = 0
+    /// The unit the level scale names: `MeterSettings.levelUnit` (dB, or dB SPL).
+    public var levelUnit = "dB"
     /// How long a peak marker holds before it falls, in seconds of audio.
     public var peakHoldSeconds: Double = 1.5
     /// How fast a held peak marker falls once its hold is over, in dB per second of audio
@@ -81,9 +89,11 @@ public struct AnsiMeterRenderer {
         return String(repeating: " ", count: max(0, width - s.count)) + s
     }
 
-    /// One horizontal bar of `cells` cells for `db`, coloured per zone, with a peak marker.
-    public func bar(db: Double, peakDb: Double?, cells: Int) -> String {
+    /// One horizontal bar of `cells` cells for `db` (in the calibrated unit, see `offsetDb`),
+    /// coloured per zone, with a peak marker.
+    public func bar(db level: Double, peakDb peakLevel: Double?, cells: Int) -> String {
         guard cells > 0 else { return "" }
+        let db = level - offsetDb, peakDb = peakLevel.map { $0 - offsetDb }
         let range = -floorDb
         let (full, eighths) = BarGlyphs.split((db - floorDb) / range, cells: cells)
         var markerCell = -1
@@ -155,6 +165,8 @@ public struct AnsiMeterRenderer {
     public mutating func rows(_ frame: MeterFrame, info: StreamInfo, status: MeterStatus = MeterStatus()) -> [String] {
         let s = info.settings
         let channels = s.channels
+        offsetDb = s.levelOffsetDb
+        levelUnit = s.levelUnit
         let held = updateHolds(frame, rate: s.rate)
         if width < Self.minimumWidth || height < Self.minimumHeight {
             return [compactLine(frame, rate: s.rate, labels: Self.labels(info), status: status)]
@@ -226,13 +238,14 @@ public struct AnsiMeterRenderer {
         return Array(lines.prefix(max(1, usable)))
     }
 
-    /// The history strip: one column per level (oldest first, right-aligned in `cells` so the
-    /// newest is at the right), a vertical eighth block as high as the bars' mapping of the
-    /// level, coloured by its zone.
+    /// The history strip: one column per level (in the calibrated unit; oldest first,
+    /// right-aligned in `cells` so the newest is at the right), a vertical eighth block as high
+    /// as the bars' mapping of the level, coloured by its zone.
     public func historyStrip(_ levels: [Double], cells: Int) -> String {
         var out = String(repeating: " ", count: max(0, cells - levels.count))
         var current = ""
-        for db in levels.suffix(cells) {
+        for level in levels.suffix(cells) {
+            let db = level - offsetDb
             let eighths = Int((Decibels.level(db, floor: floorDb) * 8).rounded())
             let glyph = glyphs.vertical[eighths]
             let zone = zoneColor(db)

@@ -34,7 +34,7 @@ extension AnsiMeterRenderer {
     /// A bar for a reading of `meter` in its unit, over its scale's range.
     public func meterBar(_ value: Double, _ meter: MeterKind, cells: Int) -> String {
         let s = meter.scale
-        return bar(db: floorDb + (value - s.low) / (s.high - s.low) * -floorDb, peakDb: nil, cells: cells)
+        return bar(db: offsetDb + floorDb + (value - s.low) / (s.high - s.low) * -floorDb, peakDb: nil, cells: cells)
     }
 
     /// The scale line of `meter`, in its unit.
@@ -45,10 +45,11 @@ extension AnsiMeterRenderer {
     }
 
     /// A line of dB labels under a bar of `cells` cells, each under its level's cell (the floor
-    /// at the left end, 0 at the right end); a label that would touch its left neighbour is
-    /// left out, except 0, which takes the place of the neighbour instead.
+    /// at the left end, full scale at the right end), in the calibrated unit (`offsetDb`,
+    /// `levelUnit`); a label that would touch its left neighbour is left out, except full
+    /// scale's, which takes the place of the neighbour instead.
     public func scaleLine(cells: Int) -> String {
-        scaleLine(cells: cells, ticks: scaleTicks, labels: scaleTicks, unit: "dB")
+        scaleLine(cells: cells, ticks: scaleTicks, labels: scaleTicks.map { $0 + offsetDb }, unit: levelUnit)
     }
 
     /// The scale line with `labels` placed at `ticks` (positions in dB on the bar), then `unit`.

@@ -1,6 +1,7 @@
 /// The live meter's spectrum: the band columns, their dB axis and the frequency axis.
 extension AnsiMeterRenderer {
-    /// The spectrum's dB axis: a 4-column label per row, at the rows holding round values.
+    /// The spectrum's dB axis: a 4-column label per row, at the rows holding round values
+    /// below full scale, labelled in the calibrated unit (`offsetDb`).
     func spectrumAxis(rows: Int) -> [String] {
         let floor = spectrumFloorDb
         let step = [10.0, 20, 30, 45, 90].first { $0 >= -floor / Double(rows) } ?? -floor
@@ -9,7 +10,7 @@ extension AnsiMeterRenderer {
         while v >= floor - 1e-9 {
             // Row 0 is the top: it covers [floor * 1/rows, 0].
             let i = min(rows - 1, Int((v / floor * Double(rows)).rounded(.down)))
-            let t = Self.tickText(v)
+            let t = Self.tickText(v + offsetDb)
             if axis[i] == "    " { axis[i] = String(repeating: " ", count: max(0, 3 - t.count)) + t + " " }
             v -= step
         }
@@ -56,7 +57,8 @@ extension AnsiMeterRenderer {
         return out
     }
 
-    /// Vertical bars of the band levels, `rows` high, filling `width` columns.
+    /// Vertical bars of the band levels (in the calibrated unit), `rows` high, filling `width`
+    /// columns.
     public func spectrum(_ bands: [Double], rows: Int, width: Int) -> [String] {
         guard !bands.isEmpty, rows > 0 else { return [] }
         let colsPerBand = max(1, width / bands.count)
@@ -67,7 +69,7 @@ extension AnsiMeterRenderer {
             var current = ""
             for b in 0..<shown {
                 let band = shown == bands.count ? b : b * bands.count / shown
-                let f = (bands[band] - spectrumFloorDb) / -spectrumFloorDb
+                let f = (bands[band] - offsetDb - spectrumFloorDb) / -spectrumFloorDb
                 let (full, eighths) = BarGlyphs.split(f, cells: rows)
                 let glyph = r < full ? glyphs.vertical[8] : (r == full ? glyphs.vertical[eighths] : " ")
                 let rowDb = spectrumFloorDb * (1 - (Double(r) + 0.5) / Double(rows))

@@ -2,7 +2,8 @@
 /// JavaScript inline, no outside asset, nothing read from disk) that follows `/events` and
 /// `/status` of the server that sent it.
 ///
-/// It draws a bar per channel on a dB scale (-60 to 0, colour zones at -18 and -6) with the
+/// It draws a bar per channel on a dB scale (-60 to 0, colour zones at -18 and -6; moved by the
+/// start line's `level_offset_db` in a calibrated run, the zones staying below full scale) with the
 /// RMS level, the hop's peak and a peak hold (2 s, then falling 20 dB/s), numeric readouts
 /// under each bar, M/S/I/LRA loudness when the start line says `"loudness":true`, the band
 /// spectrum when it carries `bands_hz`, the recording state, and the latest events. The
@@ -104,10 +105,14 @@ html.overlay main { padding: 6px; }
 const overlay = new URLSearchParams(location.search).get("overlay") === "1";
 if (overlay) document.documentElement.classList.add("overlay");
 const FLOOR = -60, HOLD_MS = 2000, FALL_DB_PER_S = 20;
+// A calibrated run's levels come shifted by the start line's level_offset_db: the bars and
+// scales are drawn relative to full scale, labelled in the calibrated unit.
+let OFF = 0;
 const $ = (id) => document.getElementById(id);
 let info = null, frame = null, holds = [], frameCount = 0, lastFrameAt = 0, connected = false;
 
 function fmt(v, d) { return v <= -159.99 ? "-inf" : v.toFixed(d); }
+function fmtLevel(v, d) { return v - OFF <= -159.99 ? "-inf" : v.toFixed(d); }
 function channelLabel(i, n) {
   if (info && info.channel_names && info.channel_names[i]) {
     const m = {"front-left":"L","front-right":"R","front-center":"C","lfe":"LFE","rear-left":"Ls","rear-right":"Rs","mono":"M"};
@@ -120,7 +125,8 @@ function channelLabel(i, n) {
 
 function setup(start) {
   info = start;
-  holds = Array.from({length: start.channels}, () => ({db: -160, at: 0}));
+  OFF = start.level_offset_db || 0;
+  holds = Array.from({length: start.channels}, () => ({db: -160 + OFF, at: 0}));
   $("source").textContent = start.source;
   $("spec-text").textContent = (start.rate / 1000) + " kHz · " + start.channels + " ch · " + start.fps + " fps";
   const ro = $("readouts");
@@ -198,14 +204,14 @@ function drawMeters(now) {
   ctx.clearRect(0, 0, w, h);
   const n = info ? info.channels : 2, scaleW = 48, gap = 10, top = 6, bottom = 6;
   const barW = Math.max(6, (w - scaleW - gap * (n + 1)) / n), usable = h - top - bottom;
-  const y = (db) => top + usable * (Math.min(0, Math.max(FLOOR, db)) / FLOOR);
+  const y = (level) => top + usable * (Math.min(0, Math.max(FLOOR, level - OFF)) / FLOOR);
   ctx.font = "11px ui-sans-serif, system-ui, sans-serif";
   ctx.textAlign = "right"; ctx.textBaseline = "middle";
   for (let db = 0; db >= FLOOR; db -= 6) {
-    ctx.fillStyle = "#7d8894"; ctx.fillText(String(db), scaleW - 8, y(db));
-    ctx.fillStyle = "rgba(255,255,255,0.06)"; ctx.fillRect(scaleW, Math.round(y(db)), w - scaleW, 1);
+    ctx.fillStyle = "#7d8894"; ctx.fillText(String(Math.round(db + OFF)), scaleW - 8, y(db + OFF));
+    ctx.fillStyle = "rgba(255,255,255,0.06)"; ctx.fillRect(scaleW, Math.round(y(db + OFF)), w - scaleW, 1);
   }
-  const grad = ctx.createLinearGradient(0, y(0), 0, y(FLOOR));
+  const grad = ctx.createLinearGradient(0, y(OFF), 0, y(FLOOR + OFF));
   grad.addColorStop(0, "#ff5a5f"); grad.addColorStop(6 / 60, "#ff5a5f"); grad.addColorStop(6 / 60 + 0.001, "#f2c94c");
   grad.addColorStop(18 / 60, "#f2c94c"); grad.addColorStop(18 / 60 + 0.001, "#35d07f"); grad.addColorStop(1, "#1f8a55");
   const stale = !frame || now - lastFrameAt > 1500;
@@ -216,18 +222,18 @@ function drawMeters(now) {
     if (!frame || stale) continue;
     const rms = frame.rms_db[i], peak = frame.peak_db[i];
     ctx.globalAlpha = 0.35; ctx.fillStyle = grad;
-    ctx.fillRect(x, y(peak), barW, y(FLOOR) - y(peak));
+    ctx.fillRect(x, y(peak), barW, y(FLOOR + OFF) - y(peak));
     ctx.globalAlpha = 1;
-    ctx.fillRect(x, y(rms), barW, y(FLOOR) - y(rms));
+    ctx.fillRect(x, y(rms), barW, y(FLOOR + OFF) - y(rms));
     const hd = holdValue(i, now);
-    if (hd > FLOOR) { ctx.fillStyle = hd >= -6 ? "#ff5a5f" : "#e8edf2"; ctx.fillRect(x, y(hd) - 1, barW, 2); }
+    if (hd - OFF > FLOOR) { ctx.fillStyle = hd - OFF >= -6 ? "#ff5a5f" : "#e8edf2"; ctx.fillRect(x, y(hd) - 1, barW, 2); }
   }
 }
 
 function holdValue(i, now) {
   const h = holds[i];
-  if (!h) return -160;
-  return Math.max(-160, h.db - Math.max(0, now - h.at - HOLD_MS) / 1000 * FALL_DB_PER_S);
+  if (!h) return -160 + OFF;
+  return Math.max(-160 + OFF, h.db - Math.max(0, now - h.at - HOLD_MS) / 1000 * FALL_DB_PER_S);
 }
 
 function drawSpectrum() {
@@ -239,7 +245,7 @@ function drawSpectrum() {
   grad.addColorStop(0, "#4aa8ff"); grad.addColorStop(1, "#1d4f86");
   ctx.fillStyle = grad;
   for (let b = 0; b < n; b++) {
-    const v = Math.min(0, Math.max(-90, frame.bands_db[b]));
+    const v = Math.min(0, Math.max(-90, frame.bands_db[b] - OFF));
     const bh = (v + 90) / 90 * (h - 14);
     ctx.fillRect(b * bw + 0.5, h - 14 - bh, Math.max(1, bw - 1), bh);
   }
@@ -262,10 +268,10 @@ function draw(now) {
     frame.rms_db.forEach((v, i) => {
       const r = $("rms-" + i), p = $("peak-" + i);
       if (!r) return;
-      r.textContent = fmt(v, 1);
+      r.textContent = fmtLevel(v, 1);
       const hd = holdValue(i, now);
-      p.textContent = "peak " + fmt(hd, 1);
-      p.classList.toggle("hot", hd >= -1);
+      p.textContent = "peak " + fmtLevel(hd, 1);
+      p.classList.toggle("hot", hd - OFF >= -1);
     });
     if (frame.lufs_m !== undefined) {
       $("lufs-m").textContent = fmt(frame.lufs_m, 1);

@@ -175,9 +175,10 @@ public final class SoundLevelMeter {
         store(0, l)
     }
 
-    /// A dBFS level shifted by the calibration; digital silence stays at the floor.
+    /// A dBFS level shifted by the calibration, the floor with it (digital silence reads
+    /// -160 plus the calibration).
     private func reported(_ dbfs: Double) -> Double {
-        dbfs <= Decibels.floor ? Decibels.floor : max(Decibels.floor, min(Decibels.ceiling, dbfs + settings.offsetDb))
+        Decibels.calibrated(dbfs, offset: settings.offsetDb)
     }
 
     /// The time-weighted level and Leq per channel now; the reading counts for the

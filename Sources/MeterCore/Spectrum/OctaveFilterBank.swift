@@ -46,10 +46,16 @@ public final class OctaveFilterBank {
     /// stage reads the caller's samples where they are.
     private let inputs: [UnsafeMutablePointer<Float>]
     private let blockCapacity = BiquadCascade.blockCapacity
-    /// dB added to each band: a microphone's response, subtracted.
+    /// dB added to each band: a microphone's response, subtracted; then `offsetDb`, the
+    /// calibration (`Decibels.calibrated`).
     private let corrections: [Double]
+    private let offsetDb: Double
 
-    public init(fraction: Int, rate: Int, timeWeighting: TimeWeighting = .fast, micCalibration: MicCalibration? = nil) {
+    /// `micCalibration` and `offsetDb`: the sound level meter's calibration
+    /// (`MeterSettings.levelOffsetDb`), which every band level is reported in.
+    public init(fraction: Int, rate: Int, timeWeighting: TimeWeighting = .fast, micCalibration: MicCalibration? = nil,
+                offsetDb: Double = 0) {
+        self.offsetDb = offsetDb
         let layout = OctaveBands(fraction: fraction, rate: rate)
         self.layout = layout
         self.rate = rate
@@ -121,7 +127,8 @@ public final class OctaveFilterBank {
         }
     }
 
-    /// Each band's time-weighted level now, in dB (floored at -160), lowest band first.
+    /// Each band's time-weighted level now, in dB (floored at -160 plus the calibration),
+    /// lowest band first.
     public func levels(into out: inout [Double]) {
         for stage in stages {
             for (j, b) in stage.bands.enumerated() { out[b] = corrected(stage.level(j), b) }
@@ -130,7 +137,7 @@ public final class OctaveFilterBank {
 
     /// Each band's mean power over the stream so far, in dB.
     public func meanLevels() -> [Double] {
-        var out = Array(repeating: Decibels.floor, count: layout.count)
+        var out = Array(repeating: Decibels.floor + offsetDb, count: layout.count)
         for stage in stages where stage.count > 0 {
             for (j, b) in stage.bands.enumerated() { out[b] = corrected(stage.squares(j) / Double(stage.count), b) }
         }
@@ -138,8 +145,7 @@ public final class OctaveFilterBank {
     }
 
     private func corrected(_ power: Double, _ band: Int) -> Double {
-        let db = Decibels.fromPower(power)
-        return db <= Decibels.floor ? db : max(Decibels.floor, db + corrections[band])
+        Decibels.calibrated(Decibels.fromPower(power), offset: offsetDb, correction: corrections[band])
     }
 }
 

@@ -17,11 +17,18 @@ public final class SpectrumAnalyzer {
     /// Per band, the sum of its power over every computed frame (for the stream's mean).
     private var powerTotals: [Double]
     private var levelsComputed = 0
-    /// With a microphone calibration: dB added to each band (its response, subtracted).
+    /// With a calibration: dB added to each band (a microphone's response, subtracted), then
+    /// `offsetDb` (`Decibels.calibrated`); nil: neither, the levels are dBFS as measured.
     private let corrections: [Double]?
+    private let offsetDb: Double
 
-    public init(layout: BandLayout, transform: any PowerSpectrumTransform, micCalibration: MicCalibration? = nil) {
+    /// `micCalibration` and `offsetDb`: the sound level meter's calibration
+    /// (`MeterSettings.levelOffsetDb`), which every band level is reported in.
+    public init(layout: BandLayout, transform: any PowerSpectrumTransform, micCalibration: MicCalibration? = nil,
+                offsetDb: Double = 0) {
         corrections = micCalibration.map { $0.bandCorrections(layout.edgesHz) }
+            ?? (offsetDb != 0 ? Array(repeating: 0, count: layout.count) : nil)
+        self.offsetDb = offsetDb
         let n = transform.size
         self.layout = layout
         self.fftSize = n
@@ -104,22 +111,22 @@ public final class SpectrumAnalyzer {
             bandsDb[b] = Decibels.fromPower(power)
         }
         if let corrections {
-            for b in 0..<layout.count where bandsDb[b] > Decibels.floor {
-                bandsDb[b] = max(Decibels.floor, bandsDb[b] + corrections[b])
+            for b in 0..<layout.count {
+                bandsDb[b] = Decibels.calibrated(bandsDb[b], offset: offsetDb, correction: corrections[b])
             }
         }
         levelsComputed += 1
     }
 
     /// Each band's mean power over every frame computed so far, in dB (the whole stream's
-    /// spectrum of the `end` line), with the microphone's correction as each frame has it;
-    /// the floor when no frame was computed.
+    /// spectrum of the `end` line), calibrated as each frame is; the floor when no frame was
+    /// computed.
     public var meanBandsDb: [Double] {
         powerTotals.enumerated().map { b, total in
-            guard levelsComputed > 0 else { return Decibels.floor }
+            guard levelsComputed > 0 else { return Decibels.floor + offsetDb }
             let db = Decibels.fromPower(total / Double(levelsComputed))
-            guard let corrections, db > Decibels.floor else { return db }
-            return max(Decibels.floor, db + corrections[b])
+            guard let corrections else { return db }
+            return Decibels.calibrated(db, offset: offsetDb, correction: corrections[b])
         }
     }
 }

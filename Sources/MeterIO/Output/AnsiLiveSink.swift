@@ -105,7 +105,8 @@ public final class AnsiLiveSink: LiveStatusSink {
         }
     }
 
-    /// The summary line of a source (the first end leaves the meter screen).
+    /// The summary line of a source (the first end leaves the meter screen); with `--spl`, then
+    /// its sound levels and mean spectrum as `analyze`'s summary ends (`AnsiSummarySink`).
     public func end(_ summary: StreamSummary) throws {
         restore()
         let k = summary.stream ?? 0
@@ -117,7 +118,7 @@ public final class AnsiLiveSink: LiveStatusSink {
             line += "  \(labels[c]) rms "
             line += AnsiMeterRenderer.readout(summary.rmsDb[c], width: 0) + " pk " + AnsiMeterRenderer.readout(summary.peakDb[c], width: 0)
         }
-        line += " dB"
+        line += " " + info.settings.levelUnit
         if let l = summary.loudness { line += "  " + AnsiMeterRenderer.loudnessSummary(l) }
         if summary.dropped > 0 { line += "  dropped \(summary.dropped)" }
         if let clipped = summary.clippedSamples, clipped.contains(where: { $0 > 0 }) {
@@ -127,7 +128,12 @@ public final class AnsiLiveSink: LiveStatusSink {
             line += "  silence " + AnsiMeterRenderer.readout(silence, width: 0) + " s"
         }
         if let file = summary.file { line += "  recorded \(summary.recordedFrames ?? 0) frames to \(file)" }
-        try output.write(Array((line + "\n").utf8))
+        line += "\n"
+        // A sound level meter's run: its figures too (a meter's closing line alone keeps to one).
+        if info.settings.spl != nil {
+            line += AnsiSummarySink.soundLevelsAndSpectrum(summary, info: info, renderer: views[k].renderer)
+        }
+        try output.write(Array(line.utf8))
     }
 
     /// Leaves the meter screen and shows the cursor again (safe to call more than once).

@@ -73,7 +73,7 @@ public enum CLI {
             let s = try MeterOptions.settings(parsed)
             _ = try MeterOptions.durationFrames(parsed, rate: s.rate)
             if command == "record" {
-                _ = try RecordingOptions.mode(parsed, rate: s.rate)
+                _ = try RecordingOptions.mode(parsed, settings: s.settings)
                 _ = try RecordingOptions.keep(parsed)
             }
             if command != "analyze" { _ = try RecordingOptions.bitrate(parsed, record: parsed.positionalPaths.first ?? parsed.path("record")) }

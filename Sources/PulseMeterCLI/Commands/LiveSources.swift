@@ -84,7 +84,7 @@ enum LiveSources {
             var o = LiveOptions(device: device, settings: settings, durationFrames: try MeterOptions.durationFrames(a, rate: rate),
                                 recordPath: recordPath(record, position: k, count: given.count),
                                 reconnect: a.flag("reconnect"), bitrateKbps: bitrate,
-                                recordMode: try RecordingOptions.mode(a, rate: rate))
+                                recordMode: try RecordingOptions.mode(a, settings: settings.settings))
             o.replaceRecording = a.flag("force")
             o.sampleFormat = sampleFormat
             o.takeSplitFrames = try RecordingOptions.takeSplitFrames(a, rate: rate)

@@ -106,10 +106,11 @@ enum MeterOptions {
             }
             s.vuReference = ref
         }
+        // The calibration first: the silence level is read in its unit.
+        try readSoundLevel(a, into: &s)
         s.events = try events(a, s)
         _ = try HookOptions.kinds(a)
         try readLoudness(a, into: &s)
-        try readSoundLevel(a, into: &s)
         return s
     }
 
@@ -124,9 +125,11 @@ enum MeterOptions {
     }
 
     /// A value the command line takes outside `MeterSettings` (a duration, record's
-    /// thresholds, the level floor), read and checked against its rule in `MeterSettings`.
-    static func checked(_ a: ParsedArguments, _ setting: SettingError.Setting) throws(PulsemeterError) -> Double? {
-        let s = MeterSettings.defaults
+    /// thresholds, the level floor), read and checked against its rule in `MeterSettings`:
+    /// that of `s`, the run's settings where the rule depends on them (a trigger level is read
+    /// in the calibrated unit).
+    static func checked(_ a: ParsedArguments, _ setting: SettingError.Setting,
+                        in s: MeterSettings = .defaults) throws(PulsemeterError) -> Double? {
         guard let v = try value(a, setting, s, as: Double.self) else { return nil }
         do {
             try s.check(setting, v)
@@ -145,9 +148,10 @@ enum MeterOptions {
             }
             return nil
         }
-        // The thresholds' rules are `MeterSettings.allowed`'s.
+        // The thresholds' rules are `MeterSettings.allowed`'s. The silence level is in the
+        // calibrated unit, so is its default: the same level relative to full scale.
         var e = EventSettings()
-        e.silenceDb = try value(a, .silenceDb, s, as: Double.self) ?? e.silenceDb
+        e.silenceDb = try value(a, .silenceDb, s, as: Double.self) ?? e.silenceDb + s.levelOffsetDb
         e.silenceMinSeconds = try value(a, .silenceMin, s, as: Double.self) ?? e.silenceMinSeconds
         e.clipDb = try value(a, .clipDb, s, as: Double.self)
         return e

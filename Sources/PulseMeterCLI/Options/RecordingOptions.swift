@@ -43,8 +43,10 @@ enum RecordingOptions {
         return f
     }
 
-    /// The recording mode at `rate`; `.single` when none of the options is given.
-    static func mode(_ a: ParsedArguments, rate: Int) throws(PulsemeterError) -> RecordingPlan.Mode {
+    /// The recording mode for a stream metered with `settings` (its rate; the trigger level is
+    /// in its calibrated unit); `.single` when none of the options is given.
+    static func mode(_ a: ParsedArguments, settings: MeterSettings) throws(PulsemeterError) -> RecordingPlan.Mode {
+        let rate = settings.rate
         let given = keys.filter { a.has($0) }
         guard let first = given.first else { return .single }
         func frames(_ seconds: Double) -> Int { MeterSettings.frames(seconds: seconds, rate: rate) }
@@ -54,7 +56,7 @@ enum RecordingOptions {
             }
             return .split(frames: frames(split))
         }
-        guard let level = try MeterOptions.checked(a, .triggerLevel) else {
+        guard let level = try MeterOptions.checked(a, .triggerLevel, in: settings) else {
             throw PulsemeterError(.usage, "--\(first) applies to voice-activated recording; add --trigger DB")
         }
         let hold = try MeterOptions.checked(a, .hold) ?? TriggerSettings.defaultHoldSeconds

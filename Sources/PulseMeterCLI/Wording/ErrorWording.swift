@@ -46,7 +46,11 @@ enum ErrorWording {
             case .target: allowed = "use a loudness from \(number(lo)) to \(number(hi)) LUFS (e.g. -23 broadcast, -16 podcasts, -14 streaming)"
             case .vuReference: allowed = "use the dBFS peak level of the sine that reads 0 VU, from \(number(lo)) to \(number(hi)) (-18 EBU, -20 SMPTE)"
             case .calibration: allowed = "use the dB SPL that reads as 0 dBFS, from \(number(lo)) to \(number(hi)) (pulsemeter calibrate measures it)"
-            case .silenceDb, .clipDb, .triggerLevel: allowed = "use a level in dBFS from \(number(lo)) to \(number(hi))"
+            case .silenceDb, .clipDb, .triggerLevel:
+                // A calibrated run reads the silence and trigger levels in its unit (the range
+                // moved by the calibration); clipping stays in dBFS.
+                let unit = e.setting == .clipDb || hi == 0 ? "dBFS" : "the calibrated unit (dBFS plus \(number(hi)) dB)"
+                allowed = "use a level in \(unit) from \(number(lo)) to \(number(hi))"
             case .silenceMin, .hold, .preRoll: allowed = "use a number of seconds from \(number(lo)) to \(number(hi))"
             case .calibratorLevel:
                 allowed = "use the calibrator's level in dB SPL, from \(number(lo)) to \(number(hi)) (94 or 114 as a rule)"
