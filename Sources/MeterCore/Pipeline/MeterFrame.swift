@@ -140,6 +140,9 @@ public struct StreamGap: Sendable, Equatable {
         case sourceLost = "source_lost"
         /// The process was stopped (job control) longer than the server could buffer.
         case stopped
+        /// The application metered (`app:NAME`) stopped delivering audio while it played, and
+        /// delivered again.
+        case underrun
     }
     /// The capture position where audio is missing (frames captured before it).
     public var pos: Int

@@ -13,8 +13,8 @@ import Synchronization
 /// Reads are the capture thread's: each one sums the streams' audio (several streams of the
 /// application at once are mixed) and converts it to the session's sample format. While the
 /// application plays nothing, reads deliver silence at the audio's pace, so the meter, the
-/// recording and `--duration` go on; `takeDeviceChange` says when the number of streams
-/// changes (0: waiting).
+/// recording and `--duration` go on; while it plays, only its audio, never invented silence
+/// (see `read`); `takeDeviceChange` says when the number of streams changes (0: waiting).
 ///
 /// Thread-safety invariant for `@unchecked Sendable`: the followers, their buffers and the
 /// scan run under the threaded main loop's lock (callbacks run with it held); the
@@ -32,7 +32,15 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     private let map: pa_channel_map
     private var followers: [Int: AppStreamFollower] = [:]
     private var announced: Int?
+    /// When the read's audio is due (monotonic seconds): the clock silence is paced by, and
+    /// against which a stream is late.
     private var due = 0.0
+    /// The application's audio has been handed out since its streams appeared.
+    private var playing = false
+    /// Since when every stream has been behind (monotonic seconds; nil: none is).
+    private var outageSince: Double?
+    /// An outage over, not yet taken by the capture loop.
+    private var gap: StreamGap?
     private let mix = ScratchBuffer<Float>()
     /// Wakes a read when the run is stopped.
     private var stop: (Cancellation, Cancellation.Registration)?
@@ -90,10 +98,28 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
         return DeviceChange(ts: unixSeconds(), source: app.device, streams: n)
     }
 
-    /// Fills `bytes` bytes with the application's streams summed: as soon as every stream has
-    /// delivered its share; silence for what a stream has not delivered 0.2 s after the audio
-    /// was due, and silence paced by the clock while there is no stream.
-    /// Throws `PulseError` when the server goes away, `StopRequested` when the run is stopped.
+    /// How long a followed stream that has not delivered yet holds back the first frames of an
+    /// application that starts playing (the server starts a monitor stream 0.8 to 1.8 s after
+    /// it connects), so that the first frame already sums every stream.
+    static let startWait = 3.0
+    /// How long after its first stream appears an application's first frame waits at least,
+    /// so that streams it opens together (a player on two sinks) start in the same frame.
+    static let settle = 0.5
+    /// How long past its due time a read waits for a stream that fell behind the others (the
+    /// server's deliveries come in lumps on a loaded machine).
+    static let lateness = 0.5
+    /// At most this much audio waits in a stream ahead of the others (seconds): more than
+    /// `lateness`, so waiting for a late stream costs the others nothing.
+    static let backlog = 1.0
+
+    /// Fills `bytes` bytes with the application's streams summed, as soon as every stream
+    /// counted has delivered its share. While the application plays nothing: silence paced by
+    /// the clock. Never silence for a stream that plays: until the application's audio first
+    /// arrives the read waits for it (frames start when its audio does, as a sink's monitor's
+    /// do); a stream that falls 0.5 s behind the others leaves the mix until it delivers again;
+    /// when every stream falls behind, the read waits, and the time missing becomes a gap
+    /// (`takeGap`). Throws `PulseError` when the server goes away, `StopRequested` when the run
+    /// is stopped.
     public func read(_ buffer: UnsafeMutableRawPointer, bytes: Int) throws {
         let frames = bytes / (channels * format.bytesPerSample)
         let samples = frames * channels
@@ -109,22 +135,84 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
             }
             if pulse.changed.exchange(false, ordering: .acquiringAndReleasing) { rescan() }
             let now = monotonicSeconds()
-            let (ready, deadline) = pulse.locked { () -> (Bool, Double) in
-                let active = followers.values.filter { !$0.ended }
-                let ready = !active.isEmpty && active.allSatisfy { $0.available >= samples }
-                let deadline = active.isEmpty ? due : due + 0.2
-                if ready || now >= deadline {
-                    out.update(repeating: 0, count: samples)
-                    for f in active { f.take(into: out, count: samples, keep: rate / 2 * channels) }
-                }
-                return (ready, deadline)
-            }
-            if ready || now >= deadline {
-                if ready { due = max(due, now) }
+            let step = pulse.locked { mixStep(into: out, samples: samples, seconds: Double(frames) / Double(rate), now: now) }
+            switch step {
+            case .mixed:
+                due = max(due, now)
+            case .silence:
                 break
+            case .wait(let until):
+                if let until { pulse.wake.wait(seconds: max(0.001, until - now)) } else { pulse.wake.wait() }
+                continue
             }
-            pulse.wake.wait(seconds: max(0.001, deadline - now))
+            break
         }
         SampleConversion.samples(from: UnsafePointer(out), format: format, into: buffer, count: samples)
+    }
+
+    private enum Step {
+        /// `out` holds the streams' audio summed.
+        case mixed
+        /// `out` holds silence: the application plays nothing.
+        case silence
+        /// Nothing to hand out yet: wait for audio, or until the time given (monotonic seconds).
+        case wait(until: Double?)
+    }
+
+    /// One look at the streams, the main loop's lock held: sums a read's `samples` into `out`
+    /// when it can, else says how long to wait. `seconds`: the read's length.
+    private func mixStep(into out: UnsafeMutablePointer<Float>, samples: Int, seconds: Double, now: Double) -> Step {
+        let active = followers.values.filter { !$0.ended }
+        if active.isEmpty {
+            (playing, outageSince) = (false, nil)
+            guard now >= due else { return .wait(until: due) }
+            out.update(repeating: 0, count: samples)
+            return .silence
+        }
+        let counted = active.filter(\.started)
+        let full = counted.filter { $0.available >= samples }
+        if !playing {
+            // The application's first frame: every stream it opened together, each with its
+            // first share, the longer ones cut to the shortest (each stream's newest audio is
+            // now), so the sum starts in step; a stream that started and stays short past
+            // the deadline leaves the sum as below.
+            let settled = active.map(\.followedAt).min()! + Self.settle
+            let holding = active.filter { !$0.started && now < $0.followedAt + Self.startWait }
+            if counted.isEmpty || !holding.isEmpty || now < settled {
+                return .wait(until: counted.isEmpty && holding.isEmpty ? nil
+                             : (holding.map { $0.followedAt + Self.startWait } + [settled]).filter { $0 > now }.min())
+            }
+            let lastStart = counted.map(\.startedAt).max()!
+            if full.isEmpty || (full.count < counted.count && now < lastStart + Self.lateness) {
+                return .wait(until: full.isEmpty ? nil : lastStart + Self.lateness)
+            }
+            for f in counted where f.available < samples { f.fallOut() }
+            let shortest = full.map(\.available).min()!
+            for f in full { f.dropOldest(keeping: shortest) }
+            due = now  // the clock a stream is late against starts with the audio
+        } else if full.count < counted.count {
+            if now < due + Self.lateness { return .wait(until: due + Self.lateness) }
+            if full.isEmpty {
+                if outageSince == nil { outageSince = due - seconds }
+                return .wait(until: nil)
+            }
+            for f in counted where f.available < samples { f.fallOut() }
+        }
+        out.update(repeating: 0, count: samples)
+        for f in full { f.take(into: out, count: samples, keep: Int(Self.backlog * Double(rate)) * channels) }
+        playing = true
+        if let since = outageSince {
+            let toUnix = unixSeconds() - now
+            gap = StreamGap(pos: 0, startTs: since + toUnix, endTs: now + toUnix, seconds: max(0, now - since), reason: .underrun)
+            outageSince = nil
+        }
+        return .mixed
+    }
+
+    /// The time the application's streams delivered nothing while it played, once its audio
+    /// came back (the capture loop sets the position); nil when there was none.
+    public func takeGap() -> StreamGap? {
+        defer { gap = nil }
+        return gap
     }
 }

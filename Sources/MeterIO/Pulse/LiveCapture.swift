@@ -18,10 +18,15 @@ public protocol LiveCapture: AnyObject {
     /// What is metered, when it changed since the last call (the session asks after each
     /// read and sets the position); nil when nothing changed.
     func takeDeviceChange() -> DeviceChange?
+    /// Audio the source could not deliver and then delivered again after (an application's
+    /// streams that fell behind), when it ended since the last call; the session sets the
+    /// position. Nil when none.
+    func takeGap() -> StreamGap?
 }
 
 extension LiveCapture {
     public func takeDeviceChange() -> DeviceChange? { nil }
+    public func takeGap() -> StreamGap? { nil }
 }
 
 extension LiveOptions {

@@ -38,6 +38,10 @@ extension LiveMeterSession {
                 change.pos = pos
                 deviceChanges.withLock { $0.append(change) }
             }
+            if var gap = stream?.takeGap() {
+                gap.pos = pos
+                gaps.withLock { $0.append(gap) }
+            }
             let continues = continuations()
             if continues != seenContinues {
                 seenContinues = continues
