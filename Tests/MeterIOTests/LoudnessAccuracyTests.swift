@@ -120,8 +120,23 @@ import Testing
         #expect(l.range > 2, "a range to measure: \(l.range)")
         let ref = LoudnessSignals.reference(samples)
         #expect(abs(l.integrated - ref.integrated) <= 0.1, "I \(l.integrated) against libebur128's \(ref.integrated)")
-        for (ours, theirs) in zip(l.truePeakDb, ref.truePeakDb) {
-            #expect(abs(ours - theirs) <= 0.1, "true peak \(ours) against libebur128's \(theirs)")
+        Self.checkTruePeak(l.truePeakDb, samples: samples, channels: 2, libebur128: ref.truePeakDb)
+    }
+
+    /// True peak per channel within 0.1 dB of the exact peak (`ExactPeak`, in the periods near
+    /// samples within 2 dB of the largest: on this material the exact peak exceeds the largest
+    /// sample by 0.6 dB at most). libebur128's (4x, its own windowed sinc, read at its points
+    /// only) from 0.5 dB under ours to 0.2 dB over: against the exact peak it read 0.17 dB
+    /// under to 0.05 over on the speech-like material, 0.43 under to 0.16 over on the noise
+    /// (which has energy up to the Nyquist frequency).
+    static func checkTruePeak(_ truePeakDb: [Double], samples: [Float], channels: Int, libebur128: [Double],
+                              sourceLocation: SourceLocation = #_sourceLocation) {
+        for c in 0..<channels {
+            let channel = stride(from: c, to: samples.count, by: channels).map { samples[$0] }
+            let exact = ExactPeak.db(channel, near: 0.8), ours = truePeakDb[c], theirs = libebur128[c]
+            #expect(abs(ours - exact) <= 0.1, "channel \(c): true peak \(ours), exact \(exact)", sourceLocation: sourceLocation)
+            #expect(theirs - ours <= 0.2 && ours - theirs <= 0.5, "channel \(c): true peak \(ours) against libebur128's \(theirs)",
+                    sourceLocation: sourceLocation)
         }
     }
 
@@ -142,10 +157,9 @@ import Testing
 
     /// Tech 3341 cases 15-19 (48 kHz): fs/4 at 0 and 45 degrees, fs/6 at 60, fs/8 at 67.5,
     /// amplitude 0.5 (-6 dBTP), and fs/4 at 45 degrees, amplitude 1.41 (+3 dBTP, samples at full
-    /// scale); the fs/4 one also at 44.1 kHz, at 96 kHz (2x) and a 10 kHz one at 192 kHz (no
-    /// oversampling). True peak within +0.2/-0.4 dB of the analytic peak, and libebur128's too
-    /// (the two are not compared with each other here: the Annex's filter ripples by about
-    /// 0.2 dB where libebur128's windowed sinc does not, up to 0.31 dB apart on fs/6).
+    /// scale); the fs/4 one also at 44.1 kHz, at 96 kHz (2x) and a 10 kHz one at 192 kHz (2x
+    /// here, no oversampling in libebur128). True peak within +0.2/-0.4 dB of the analytic
+    /// peak, as the Tech asks, and libebur128's too; ours also within 0.1 dB of it.
     @Test(arguments: [
         (48000, 4.0, 0.5, 0.0), (48000, 4.0, 0.5, 45.0), (48000, 6.0, 0.5, 60.0), (48000, 8.0, 0.5, 67.5),
         (48000, 4.0, 1.41, 45.0), (44100, 4.0, 0.5, 45.0), (96000, 4.0, 0.5, 45.0), (192000, 19.2, 0.5, 45.0),
@@ -157,6 +171,7 @@ import Testing
         let ref = LoudnessSignals.reference(samples, rate: rate).truePeakDb
         for (tp, theirs) in zip(r.summary.loudness!.truePeakDb, ref) {
             #expect(tp <= analytic + 0.2 && tp >= analytic - 0.4, "true peak \(tp) against \(analytic)")
+            #expect(abs(tp - analytic) <= 0.1, "true peak \(tp) against \(analytic)")
             #expect(theirs <= analytic + 0.2 && theirs >= analytic - 0.4, "libebur128's \(theirs) against \(analytic)")
         }
         // The sample peak stays the samples' own.
@@ -185,6 +200,7 @@ import Testing
             let ref = LoudnessSignals.reference(samples, rate: rate).truePeakDb
             for (ours, theirs) in zip(tp, ref) {
                 #expect(ours <= 0.2 && ours >= -0.4, "offset \(quarter)/4: true peak \(ours)")
+                #expect(abs(ours) <= 0.1, "offset \(quarter)/4: true peak \(ours)")
                 #expect(abs(ours - theirs) <= 0.1, "offset \(quarter)/4: \(ours) against libebur128's \(theirs)")
             }
         }
@@ -220,12 +236,10 @@ import Testing
         }
         #expect(compared > 300)
         #expect(worst <= 0.01, "largest difference \(worst) LU over \(compared) values, \(channels) channels")
-        // And the whole stream's true peak, every channel (LFE included). This material is
-        // noise with energy up to the Nyquist frequency, where the Annex's interpolation filter
-        // and libebur128's (a windowed sinc) differ: up to 0.14 dB here, against 0.06 dB on the
-        // speech-like test above.
-        let tp = pipeline.summary().loudness!.truePeakDb
-        for (ours, theirs) in zip(tp, ref.truePeakDb) { #expect(abs(ours - theirs) <= 0.2, "true peak \(ours) against \(theirs)") }
+        // And the whole stream's true peak, every channel (LFE included): noise with energy
+        // up to the Nyquist frequency.
+        Self.checkTruePeak(pipeline.summary().loudness!.truePeakDb, samples: samples, channels: channels,
+                           libebur128: ref.truePeakDb)
     }
 
     @Test func blockSizesGiveTheSameBits() throws {

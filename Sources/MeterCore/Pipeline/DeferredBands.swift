@@ -38,8 +38,10 @@ public final class DeferredBands {
         frame.bandsDb = bands
     }
 
-    /// Adds the stream's mean band levels, over the frames completed here, to its summary.
+    /// Adds the stream's mean band levels, over the frames completed here, to its summary (the
+    /// stream's end: the octave bank runs out what its filters still hold).
     public func complete(_ summary: inout StreamSummary) {
+        octaves?.finish()
         summary.bandsDb = octaves?.meanLevels() ?? analyzer?.meanBandsDb
     }
 }

@@ -209,6 +209,8 @@ public final class MeterPipeline {
 
     /// Whole-stream RMS and peak per channel, so far; with bands, each band's mean power;
     /// with events, the clips and silences; with loudness, the whole stream's loudness so far.
+    /// With octave bands this is the stream's end: their bank runs out what it still holds,
+    /// and takes no samples after it.
     public func summary() -> StreamSummary {
         var s = StreamSummary(
             pos: pos, rate: settings.rate,
@@ -227,7 +229,10 @@ public final class MeterPipeline {
         if let spectrum, !deferBands { s.bandsDb = spectrum.meanBandsDb }
         s.loudness = loudness?.summary(target: settings.targetLufs)
         s.spl = soundLevel?.summary(rate: settings.rate)
-        if let octaveBank, !deferBands { s.bandsDb = octaveBank.meanLevels() }
+        if let octaveBank, !deferBands {
+            octaveBank.finish()
+            s.bandsDb = octaveBank.meanLevels()
+        }
         return s
     }
 

@@ -1,4 +1,5 @@
-/// The few elementary functions the core needs (ln, log10, exp, pow, cos, sin, tan), in plain Swift.
+/// The few elementary functions the core needs (ln, log10, exp, pow, cos, sin, tan, and the
+/// Bessel I0 of Kaiser windows), in plain Swift.
 ///
 /// The Swift standard library has no transcendental functions on Linux; they come from Glibc,
 /// usually through Foundation. The core stays free of C and of Foundation (whose start-up
@@ -61,6 +62,17 @@ public enum PureMath {
 
     /// a^b for a > 0.
     public static func pow(_ a: Double, _ b: Double) -> Double { exp(b * log(a)) }
+
+    /// The modified Bessel function of the first kind, order 0 (Kaiser windows), by its series.
+    public static func besselI0(_ x: Double) -> Double {
+        var sum = 1.0, term = 1.0, k = 1.0
+        while term > 1e-12 * sum {
+            term *= (x / (2 * k)) * (x / (2 * k))
+            sum += term
+            k += 1
+        }
+        return sum
+    }
 
     /// Cosine of x (radians).
     public static func cos(_ x: Double) -> Double {

@@ -10,20 +10,11 @@ final class HalfBandDecimator {
     static let taps: [Float] = {
         // Length 4m + 3 with the centre tap 0.5: every other tap is zero (a half-band filter).
         let n = 59, beta = 0.1102 * (80 - 8.7), mid = Double(n - 1) / 2
-        func i0(_ x: Double) -> Double {
-            var sum = 1.0, term = 1.0, k = 1.0
-            while term > 1e-12 * sum {
-                term *= (x / (2 * k)) * (x / (2 * k))
-                sum += term
-                k += 1
-            }
-            return sum
-        }
         return (0..<n).map { i in
             let t = Double(i) - mid
             let sinc = t == 0 ? 0.5 : PureMath.sin(Double.pi * t / 2) / (Double.pi * t)
             let r = t / mid
-            return Float(sinc * i0(beta * max(0, 1 - r * r).squareRoot()) / i0(beta))
+            return Float(sinc * PureMath.besselI0(beta * max(0, 1 - r * r).squareRoot()) / PureMath.besselI0(beta))
         }
     }()
 
