@@ -193,9 +193,11 @@ extension LiveSuite {
 }
 
 /// Waits until ffmpeg decodes at least `frames` frames of `path` (a file an orphaned encoder
-/// is still finishing), or `timeout` s.
-func waitUntilDecodable(_ path: String, frames: Int, timeout: Double) throws {
-    try Wait.until(timeout: timeout, interval: 0.2) { try decodeWithFFmpeg(path).samples.count / 2 >= frames }
+/// is still finishing), or `timeout` s; the test fails when it never does.
+func waitUntilDecodable(_ path: String, frames: Int, timeout: Double,
+                        sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let decodable = try Wait.until(timeout: timeout, interval: 0.2) { try decodeWithFFmpeg(path).samples.count / 2 >= frames }
+    #expect(decodable, "\(path) never decoded to \(frames) frames within \(timeout) s", sourceLocation: sourceLocation)
 }
 
 /// ffmpeg's decoding of a file as 48 kHz stereo s16 (`ffmpeg -v error`), with its stderr.

@@ -49,7 +49,8 @@ extension LiveSuite {
             func groupsNoted() -> [pid_t] {
                 ((try? String(contentsOfFile: dir + "/groups", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { pid_t($0) }
             }
-            Wait.until(timeout: 10, interval: 0.01) { groupsNoted().count >= min(events.count, 4) }
+            #expect(Wait.until(timeout: 10, interval: 0.01) { groupsNoted().count >= min(events.count, 4) },
+                    "the hooks never started")
             let groups = groupsNoted()
             #expect(groups.count == min(events.count, 4))
             for g in groups { #expect(!processes(inGroup: g).isEmpty, "hook group \(g) is not running") }

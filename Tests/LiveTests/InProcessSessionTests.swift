@@ -72,7 +72,8 @@ extension LiveSuite {
             let sink = Collect()
             let canceller = Thread {
                 // Half a second metered (15 frames at 30 fps): the run is under way.
-                Wait.until(timeout: 20, interval: 0.01) { sink.count.load(ordering: .acquiring) >= 15 }
+                let underWay = Wait.until(timeout: 20, interval: 0.01) { sink.count.load(ordering: .acquiring) >= 15 }
+                #expect(underWay, "the run never metered half a second")
                 cancellation.cancel()
             }
             canceller.start()

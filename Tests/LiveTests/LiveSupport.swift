@@ -159,8 +159,8 @@ enum Live {
         guard let dir = ownedSharedDir.withLock({ d -> String? in defer { d = nil }; return d }) else { return }
         for pid in PulseServer(kind: kind, dir: dir, address: "", owned: true).allPids {
             Glibc.kill(pid, SIGTERM)
-            Wait.until(timeout: 3, interval: 0.02) { !processRuns(pid) }
-            Glibc.kill(pid, SIGKILL)
+            // Gone, or killed outright: at exit nothing is left to report to.
+            if !Wait.until(timeout: 3, interval: 0.02, { !processRuns(pid) }) { Glibc.kill(pid, SIGKILL) }
         }
         removeTree(dir)
     }
@@ -351,7 +351,9 @@ final class PulseServer: Sendable {
         guard owned else { throw LiveSetupError("refusing to kill a server this test did not start") }
         guard let pid = daemonPid else { throw LiveSetupError("no pid file in \(dir)") }
         Glibc.kill(pid, SIGKILL)
-        Wait.until(timeout: 5, interval: 0.01) { !processRuns(pid) }
+        guard Wait.until(timeout: 5, interval: 0.01, { !processRuns(pid) }) else {
+            throw LiveSetupError("the server \(pid) still runs 5 s after SIGKILL")
+        }
     }
 
     /// Starts the pulse server again in the same directory (same socket path) with its devices.
@@ -820,7 +822,7 @@ final class FifoFeeder: @unchecked Sendable {
                 if let speed {
                     let due = t0 + Double(off / 2) / (Double(Live.rate) * speed)
                     let wait = due - monotonic()
-                    if wait > 0 { usleep(UInt32(wait * 1e6)) }  // pacing: the feed at `speed` is the input
+                    Wait.pace(seconds: wait)  // pacing: the feed at `speed` is the input
                 }
                 var byte = off * 2
                 let end = (off + n) * 2
@@ -840,7 +842,7 @@ final class FifoFeeder: @unchecked Sendable {
             }
         }
         // Let the pipe source take everything before calling it done.
-        Wait.until(timeout: .infinity, interval: 0.002) { stopFlag.load(ordering: .acquiring) || Fifo.pending(fd: fd) == 0 }
+        _ = Wait.until(timeout: .infinity, interval: 0.002) { stopFlag.load(ordering: .acquiring) || Fifo.pending(fd: fd) == 0 }  // no deadline: holds
         if off >= samples.count { finished.store(true, ordering: .releasing) }
     }
 }

@@ -112,9 +112,9 @@ extension LiveSuite {
             #expect(load.status == 0, "\(load.stderr)")
             let module = load.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             defer { _ = try? run(["pactl", "unload-module", module], env: server.environment) }
-            try Wait.until(timeout: 5, interval: 0.1) {
+            #expect(try Wait.until(timeout: 5, interval: 0.1) {
                 try run(["pactl", "list", "short", "sources"], env: server.environment).stdout.contains(sink + ".monitor")
-            }
+            }, "the sink's monitor never appeared")
             let player = try server.play(Self.railTone(), into: sink, dir: dir)
             defer { player.kill() }
             let tmux = Tmux(socket: dir + "/tmux.sock")

@@ -49,7 +49,7 @@ import Waiting
         try OSThread.spawn(role: "test-producer") {
             var one: [Int16] = [1, 2, 3, 4]
             for i in 0..<6 {
-                usleep(2_000)  // the input: a producer slower than the consumer, one chunk at a time
+                Wait.pace(seconds: 0.002)  // the input: a producer slower than the consumer, one chunk at a time
                 one[0] = Int16(i)
                 pushed.store(i + 1, ordering: .releasing)
                 one.withUnsafeBufferPointer { _ = handoff.push($0, position: i * 4) }
@@ -69,7 +69,8 @@ import Waiting
         let cancellation = Cancellation()
         handoff.cancel(on: cancellation)
         try OSThread.spawn(role: "test-cancel") {
-            Wait.until(timeout: 10, interval: 0.001) { handoff.consumerWants.load(ordering: .acquiring) > 0 }  // asleep
+            let asleep = Wait.until(timeout: 10, interval: 0.001) { handoff.consumerWants.load(ordering: .acquiring) > 0 }
+            #expect(asleep, "the consumer never went to sleep")
             cancellation.cancel()
         }
         // Empty and open: sleeps until the cancellation, then says nothing more will come.
@@ -87,9 +88,10 @@ import Waiting
         try OSThread.spawn(role: "test-producer") {
             result.store(handoff.waitForSpace() ? 1 : 2, ordering: .releasing)  // full: sleeps
         }
-        Wait.until(timeout: 10, interval: 0.001) { handoff.producerWants.load(ordering: .acquiring) > 0 }  // asleep
+        #expect(Wait.until(timeout: 10, interval: 0.001) { handoff.producerWants.load(ordering: .acquiring) > 0 },
+                "the producer never went to sleep")
         handoff.cancel()
-        Wait.until(timeout: 10, interval: 0.001) { result.load(ordering: .acquiring) != 0 }
+        #expect(Wait.until(timeout: 10, interval: 0.001) { result.load(ordering: .acquiring) != 0 }, "the producer never woke")
         #expect(result.load(ordering: .acquiring) == 2)
     }
 }

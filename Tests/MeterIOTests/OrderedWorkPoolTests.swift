@@ -3,6 +3,7 @@ import Glibc
 import MeterIO
 import Synchronization
 import Testing
+import Waiting
 
 /// The many-file worker pool: every job once, results in order (or all of them unordered), and
 /// never more than 2 x `workers` jobs taken but not yet delivered (memory bounded by the workers).
@@ -32,7 +33,7 @@ import Testing
             work: { job, position in
                 taken.add(1, ordering: .acquiringAndReleasing)
                 // The input: uneven work, some jobs much longer, so later ones finish first.
-                if job % 7 == 0 { usleep(2000) } else if job % 3 == 0 { usleep(300) }
+                if job % 7 == 0 { Wait.pace(seconds: 0.002) } else if job % 3 == 0 { Wait.pace(seconds: 0.0003) }
                 return (job, position)
             },
             deliver: { position, job, output in
@@ -53,7 +54,7 @@ import Testing
             workers: 4, ordered: false, shouldStop: { false },
             next: { counter.next() },
             work: { job, _ in
-                if job % 5 == 0 { usleep(1000) }  // the input: uneven work, so jobs finish out of order
+                if job % 5 == 0 { Wait.pace(seconds: 0.001) }  // the input: uneven work, so jobs finish out of order
                 return job * 2
             },
             deliver: { _, job, output in

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import MeterCore
+import Waiting
 @testable import MeterIO
 
 @Suite struct RawPCMReaderTests {
@@ -17,7 +18,7 @@ import MeterCore
                 let w = bytes[off..<(off + n)].withUnsafeBytes { Glibc.write(writeFD, $0.baseAddress!, n) }
                 precondition(w > 0)
                 off += w
-                if i % 97 == 0 { usleep(100) }  // the input: a slow writer, so the reader sees short reads
+                if i % 97 == 0 { Wait.pace(seconds: 0.0001) }  // the input: a slow writer, so the reader sees short reads
             }
             close(writeFD)
         }

@@ -31,8 +31,8 @@ import Waiting
             ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
         func waitFor(_ what: String, _ ok: () -> Bool) throws {
-            Wait.until(timeout: 120, interval: 0.01) { ok() || !p.isRunning }
-            try #require(ok(), "no \(what) from pulsemeter")
+            let ended = Wait.until(timeout: 120, interval: 0.01) { ok() || !p.isRunning }
+            try #require(ended && ok(), "no \(what) from pulsemeter")
         }
         // Everything is allocated once the start line is out.
         try waitFor("start line") { lines().first?.contains("\"type\":\"start\"") == true }

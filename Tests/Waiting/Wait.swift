@@ -6,14 +6,14 @@ import Glibc
 /// fixed time for something to happen. (`passing` is for the few tests whose input is time.)
 public enum Wait {
     /// Checks `condition` every `interval` seconds until it holds or `timeout` seconds have
-    /// passed; true when it held.
-    @discardableResult
+    /// passed; true when it held. The result is the test's to assert (it is not discardable:
+    /// a wait whose condition never held must fail the test, not let it go on).
     public static func until(timeout: Double, interval: Double = 0.05, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = now() + timeout
         while true {
             if try condition() { return true }
             if now() >= deadline { return false }
-            usleep(UInt32(interval * 1e6))
+            pace(seconds: interval)
         }
     }
 
@@ -21,7 +21,7 @@ public enum Wait {
     public static func value<T>(timeout: Double, interval: Double = 0.05, _ probe: () throws -> T,
                                 until ok: (T) -> Bool) rethrows -> T {
         var last: T?
-        try until(timeout: timeout, interval: interval) {
+        _ = try until(timeout: timeout, interval: interval) {
             let v = try probe()
             last = v
             return ok(v)
@@ -33,7 +33,14 @@ public enum Wait {
     /// a clock that must stand still meanwhile); never to wait for something to happen.
     public static func passing(seconds: Double) {
         let end = now() + seconds
-        until(timeout: seconds) { now() >= end }
+        while now() < end { pace(seconds: min(0.05, end - now())) }
+    }
+
+    /// Sleeps `seconds`: the pace of a test's input (a slow writer, uneven work, a feed at a
+    /// speed), never a wait for something to happen; the one sleep of the tests.
+    public static func pace(seconds: Double) {
+        guard seconds > 0 else { return }
+        usleep(UInt32(seconds * 1e6))
     }
 
     /// Seconds on the monotonic clock (`clock_gettime(CLOCK_MONOTONIC)`).
