@@ -35,14 +35,7 @@ enum WaveformCommand {
             throw PulsemeterError(.usage, "--normalize is not allowed with --format \(format): it scales levels, which json, svg and ansi draw; drop --normalize")
         }
         let floorDb = try MeterOptions.levelFloor(a)
-        var style = WaveformRenderer.SVGStyle()
-        style.width = try a.double("width", what: "use a width in px above 0", valid: { $0 > 0 && $0 <= 100_000 }) ?? style.width
-        style.height = try a.double("height", what: "use a height in px above 0", valid: { $0 > 0 && $0 <= 100_000 }) ?? style.height
-        style.gap = try a.double("gap", what: "use a gap in px of 0 or more", valid: { $0 >= 0 })
-        style.radius = try a.double("radius", what: "use a radius in px of 0 or more", valid: { $0 >= 0 })
-        style.played = try a.double("played", what: "use a fraction from 0 to 1", valid: { $0 >= 0 && $0 <= 1 })
-        if let c = a.string("color") { style.color = try cssColor(c, option: "color") }
-        if let c = a.string("played-color") { style.playedColor = try cssColor(c, option: "played-color") }
+        let style = try svgStyle(a)
 
         // A stop signal (Ctrl-C, SIGTERM, SIGHUP): the waveform of what was read, marked
         // "complete":false, and exit 130.
@@ -61,38 +54,69 @@ enum WaveformCommand {
             }
         }
         let path = a.positionalPaths[0]
-        if !path.isDash { try RawInput.rejectLayout(a, file: path.description) }
-        let reader: any AudioFileSource
-        if path.isDash {
-            let raw = try RawInput.layout(a)
-            // A stop signal ends stdin there: the waveform of what came, not all of the stream.
-            let spool = try RawPCMSpool(fd: 0, format: raw.format, rate: raw.rate, channels: raw.channels,
-                                        cancellation: cancellation)
-            RawInput.warnTrailing(spool.trailingBytes, format: raw.format, channels: raw.channels)
-            reader = spool
-        } else {
-            reader = try AudioFile.open(path, cancellation: cancellation)
-        }
-        if let pixels {
-            let output = try OutputChoice.open(a)
-            if case .dat = pixels.format, output.isTerminal {
-                throw PulsemeterError(.usage, "--format dat writes binary data: give -o FILE.dat or redirect stdout")
-            }
-            do {
-                try PixelOptions.write(reader, pixels, bars: bars, to: output)
-            } catch is OutputClosed {}
-            if path.isDash && cancellation.isCancelled {  // stdin ended by the signal: what came
-                return Interruption.report(read: reader.declaredFrames, of: nil, rate: reader.rate,
-                                           name: "stdin", what: "waveform", marked: false)
-            }
-            return 0
-        }
+        let reader = try open(path, a, cancellation: cancellation)
+        if let pixels { return try writePixels(reader, pixels, bars: bars, path: path, a, cancellation: cancellation) }
         // A file stops between blocks; stdin has already ended at the signal (all that came).
         var waveform = try compute(reader, bars: bars, floorDb: floorDb,
                                    shouldStop: { !path.isDash && cancellation.isCancelled })
         if path.isDash && cancellation.isCancelled { waveform.framesRead = waveform.frames }
         waveform.normalized = normalize
+        try write(waveform, format: format, style: style, to: try OutputChoice.open(a))
+        if let read = waveform.framesRead {
+            let name = path.isDash ? "stdin" : path.lastComponent.description
+            return Interruption.report(read: read, of: path.isDash ? nil : waveform.frames, rate: waveform.rate,
+                                       name: name, what: "waveform", marked: format == "json")
+        }
+        return 0
+    }
+
+    /// The SVG options (`--width`, `--height`, `--gap`, `--radius`, `--played`, the colours).
+    static func svgStyle(_ a: ParsedArguments) throws -> WaveformRenderer.SVGStyle {
+        var style = WaveformRenderer.SVGStyle()
+        style.width = try a.double("width", what: "use a width in px above 0", valid: { $0 > 0 && $0 <= 100_000 }) ?? style.width
+        style.height = try a.double("height", what: "use a height in px above 0", valid: { $0 > 0 && $0 <= 100_000 }) ?? style.height
+        style.gap = try a.double("gap", what: "use a gap in px of 0 or more", valid: { $0 >= 0 })
+        style.radius = try a.double("radius", what: "use a radius in px of 0 or more", valid: { $0 >= 0 })
+        style.played = try a.double("played", what: "use a fraction from 0 to 1", valid: { $0 >= 0 && $0 <= 1 })
+        if let c = a.string("color") { style.color = try cssColor(c, option: "color") }
+        if let c = a.string("played-color") { style.playedColor = try cssColor(c, option: "played-color") }
+        return style
+    }
+
+    /// The one input: a file, or raw PCM on stdin held in a temporary file (a stop signal ends
+    /// stdin there: the waveform of what came, not all of the stream).
+    static func open(_ path: FilePath, _ a: ParsedArguments, cancellation: Cancellation) throws -> any AudioFileSource {
+        guard path.isDash else {
+            try RawInput.rejectLayout(a, file: path.description)
+            return try AudioFile.open(path, cancellation: cancellation)
+        }
+        let raw = try RawInput.layout(a)
+        let spool = try RawPCMSpool(fd: 0, format: raw.format, rate: raw.rate, channels: raw.channels,
+                                    cancellation: cancellation)
+        RawInput.warnTrailing(spool.trailingBytes, format: raw.format, channels: raw.channels)
+        return spool
+    }
+
+    /// Writes min/max pixels (`--format dat|audiowaveform-json|peaks`); exit 130 when a stop
+    /// ended stdin.
+    static func writePixels(_ reader: any AudioFileSource, _ pixels: PixelOptions, bars: Int, path: FilePath,
+                            _ a: ParsedArguments, cancellation: Cancellation) throws -> Int32 {
         let output = try OutputChoice.open(a)
+        if case .dat = pixels.format, output.isTerminal {
+            throw PulsemeterError(.usage, "--format dat writes binary data: give -o FILE.dat or redirect stdout")
+        }
+        do {
+            try PixelOptions.write(reader, pixels, bars: bars, to: output)
+        } catch is OutputClosed {}
+        if path.isDash && cancellation.isCancelled {  // stdin ended by the signal: what came
+            return Interruption.report(read: reader.declaredFrames, of: nil, rate: reader.rate,
+                                       name: "stdin", what: "waveform", marked: false)
+        }
+        return 0
+    }
+
+    /// Writes the bars as JSON, SVG or one ANSI line.
+    static func write(_ waveform: Waveform, format: String, style: WaveformRenderer.SVGStyle, to output: FileDescriptorOutput) throws {
         let text: String
         switch format {
         case "svg": text = WaveformRenderer.svg(waveform, style: style)
@@ -104,12 +128,6 @@ enum WaveformCommand {
         do {
             try output.write(Array(text.utf8))
         } catch is OutputClosed {}
-        if let read = waveform.framesRead {
-            let name = path.isDash ? "stdin" : path.lastComponent.description
-            return Interruption.report(read: read, of: path.isDash ? nil : waveform.frames, rate: waveform.rate,
-                                       name: name, what: "waveform", marked: format == "json")
-        }
-        return 0
     }
 
     /// The waveform of an audio file (through ffmpeg what libsndfile does not read).
