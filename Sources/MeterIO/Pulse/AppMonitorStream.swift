@@ -105,18 +105,19 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     /// How long after its first stream appears an application's first frame waits at least,
     /// so that streams it opens together (a player on two sinks) start in the same frame.
     static let settle = 0.5
-    /// How long past its due time a read waits for a stream that fell behind the others (the
-    /// server's deliveries come in lumps on a loaded machine).
-    static let lateness = 0.5
+    /// How long past its due time a read waits for a stream that fell behind the others: on a
+    /// loaded machine PulseAudio 16 delivered one of two streams more than 0.5 s after the
+    /// other (a stream that stopped, a paused tab, holds the meter this long, then leaves).
+    static let lateness = 2.0
     /// At most this much audio waits in a stream ahead of the others (seconds): more than
     /// `lateness`, so waiting for a late stream costs the others nothing.
-    static let backlog = 1.0
+    static let backlog = 3.0
 
     /// Fills `bytes` bytes with the application's streams summed, as soon as every stream
     /// counted has delivered its share. While the application plays nothing: silence paced by
     /// the clock. Never silence for a stream that plays: until the application's audio first
     /// arrives the read waits for it (frames start when its audio does, as a sink's monitor's
-    /// do); a stream that falls 0.5 s behind the others leaves the mix until it delivers again;
+    /// do); a stream that falls 2 s behind the others leaves the mix until it delivers again;
     /// when every stream falls behind, the read waits, and the time missing becomes a gap
     /// (`takeGap`). Throws `PulseError` when the server goes away, `StopRequested` when the run
     /// is stopped.
