@@ -65,6 +65,7 @@ final class StopPipe: @unchecked Sendable {
             let r = poll(&fds, nfds_t(count), timeout)
             if r < 0 && errno == EINTR { continue }
             if fds[0].revents != 0 || isStopped { return .stopped }
+            if r < 0 { return .ready }  // poll itself failed: the caller's read says why
             if r > 0 && count == 2 && fds[1].revents != 0 { return .ready }
             if r <= 0, let deadline, monotonicSeconds() >= deadline { return .timedOut }
         }
