@@ -125,11 +125,11 @@ extension LiveSuite {
         /// whose powers add in any 50 ms window to 0.03 dB: 10 log10(2) dB more), none reads
         /// silence. A frame whose window reaches back into the silence before
         /// the application played (the first one after silent frames) is the window's, not a
-        /// reading of silence, and is left out. On PipeWire the first third of a second of the sum
-        /// (ten frames) is not held to the level: in about one run in ten one or two frames in
-        /// it read 0.5 to 2.7 dB low, the second stream's first audio coming in lower (never
-        /// silence, which is checked throughout).
-        static var settling: Int { Live.kind == .pipewire ? 10 : 0 }
+        /// reading of silence, and is left out. The first third of a second of the sum (ten frames)
+        /// is not held to the level: on PipeWire in about one run in ten, and on PulseAudio beside
+        /// CI's builds in 4 of 100, one or two frames in it read 0.5 to 2.7 dB low, the second
+        /// stream's first audio coming in lower (never silence, which is checked throughout).
+        static let settling = 10
         static func inventedSilence(_ lines: [JSONLine], run k: Int) -> [String] {
             let expected = -20 + 10 * log10(2.0)
             let levels = lines.filter { $0.type == "frame" }.compactMap { $0.doubles("rms_db") }
