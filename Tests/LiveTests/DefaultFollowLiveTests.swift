@@ -63,7 +63,8 @@ extension LiveSuite {
                     let relabelled = Wait.until(timeout: 3) {
                         (try? HTTP.request(port: port, "/metrics"))?.text.contains("pulsemeter_up{source=\"pm-b.monitor\"} 1") == true
                     }
-                    #expect(relabelled, "\((try? HTTP.request(port: port, "/metrics"))?.text ?? "no reply")")
+                    let serverDefault = (try? Devices.pactlInfo(server))?["Default Source"] ?? "?"
+                    #expect(relabelled, "the server's default: \(serverDefault); \((try? HTTP.request(port: port, "/metrics"))?.text ?? "no reply")")
                     let status = try HTTP.json(HTTP.request(port: port, "/status"))
                     #expect((status["device"] as? [String: Any])?["source"] as? String == "pm-b.monitor", "\(status)")
                 }

@@ -132,7 +132,10 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
         case .moved(let name):
             device = name
         case .follow(let name):
-            guard let s = try? Self.connect(opening, on: connection, device: name, delivered: delivered) else { return }
+            guard let s = try? Self.connect(opening, on: connection, device: name, delivered: delivered) else {
+                watcher?.followFailed()
+                return
+            }
             close(stream)
             stream = s
             device = name

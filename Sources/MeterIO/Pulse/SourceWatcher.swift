@@ -30,6 +30,14 @@ final class SourceWatcher {
     /// Until then, a move of a named source's stream onto the default is the server following
     /// a default switch (its events for the switch and the move may come in either order).
     private var switchedUntil = 0.0
+    /// When a look the server did not fully answer, or a follow that failed, is tried again
+    /// (nil: nothing pending). Under load an answer can take longer than `answerSeconds`, and
+    /// the event that asked for the look does not come twice.
+    private var retryAt: Double?
+    /// How long after a look that came to nothing the watcher looks again, and how many
+    /// times in a row (about 10 s: a server that never lists the stream is not asked forever).
+    static let retrySeconds = 0.25, retryLimit = 40
+    private var retries = 0
 
     init(on connection: PulseDevices, streamName: String, wanted: Wanted, current: String) {
         self.connection = connection
@@ -45,7 +53,14 @@ final class SourceWatcher {
     /// The owner connected the stream again on `source` (after `.follow`).
     func followed(_ source: String) {
         reported = source
+        retries = 0
         connection.changed = true
+    }
+
+    /// The owner could not connect the stream on the source `.follow` named: the watcher
+    /// looks again shortly (and says `.follow` again while the default is still there).
+    func followFailed() {
+        lookAgain()
     }
 
     /// What the server says now: the defaults, the sources, and our stream's source.
@@ -54,6 +69,8 @@ final class SourceWatcher {
         var sources: [UInt32: (name: String, monitorOf: String?)] = [:]
         /// Our source output's index and its source's.
         var stream: (output: UInt32, source: UInt32)?
+        /// Every question was answered (within `answerSeconds`, on a working connection).
+        var complete = true
         let streamName: String
         init(streamName: String) { self.streamName = streamName }
         static func from(_ ud: UnsafeMutableRawPointer?) -> Scan { Unmanaged<Scan>.fromOpaque(ud!).takeUnretainedValue() }
@@ -69,19 +86,22 @@ final class SourceWatcher {
         let ud = Unmanaged.passUnretained(s).toOpaque()
         let ctx = connection.context, deadline = monotonicSeconds() + Self.answerSeconds
         withExtendedLifetime(s) {
-            try? connection.finish(until: deadline, pa_context_get_server_info(ctx, { _, info, ud in
+            func ask(_ op: OpaquePointer?) {
+                do { try connection.finish(until: deadline, op) } catch { s.complete = false }
+            }
+            ask(pa_context_get_server_info(ctx, { _, info, ud in
                 let s = Scan.from(ud)
                 if let i = info?.pointee {
                     s.defaultSource = i.default_source_name.map { String(cString: $0) } ?? ""
                     s.defaultSink = i.default_sink_name.map { String(cString: $0) } ?? ""
                 }
             }, ud))
-            try? connection.finish(until: deadline, pa_context_get_source_info_list(ctx, { _, info, eol, ud in
+            ask(pa_context_get_source_info_list(ctx, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee else { return }
                 let monitorOf = i.monitor_of_sink != CPulse_INVALID_INDEX ? i.monitor_of_sink_name.map { String(cString: $0) } : nil
                 Scan.from(ud).sources[i.index] = (String(cString: i.name), monitorOf)
             }, ud))
-            try? connection.finish(until: deadline, pa_context_get_source_output_info_list(ctx, { _, info, eol, ud in
+            ask(pa_context_get_source_output_info_list(ctx, { _, info, eol, ud in
                 let s = Scan.from(ud)
                 guard eol == 0, let i = info?.pointee, let name = pa_proplist_gets(i.proplist, "media.name"),
                       String(cString: name) == s.streamName else { return }
@@ -93,18 +113,28 @@ final class SourceWatcher {
 
     /// The stream's source when it changed since the last call (moved by the server, or by
     /// this watcher to follow the default); nil otherwise, when no event came since, or when
-    /// the server cannot say. The reading thread calls it after each pass of the main loop.
+    /// the server cannot say yet (then it looks again after `retrySeconds`). The reading
+    /// thread calls it after each pass of the main loop.
     func poll() -> Change? {
-        guard connection.changed else { return nil }
+        let retry = retryAt.map { monotonicSeconds() >= $0 } ?? false
+        guard connection.changed || retry else { return nil }
         connection.changed = false
+        retryAt = nil
         let s = scan()
+        guard s.complete, let stream = s.stream, var current = s.sources[stream.source]?.name else {
+            lookAgain()
+            return nil
+        }
         if let last = lastDefault, last != s.defaultSource { switchedUntil = monotonicSeconds() + 2 }
         lastDefault = s.defaultSource
-        guard let stream = s.stream, var current = s.sources[stream.source]?.name else { return nil }
-        if followsDefault, let target = target(s, current: current), target != current,
-           s.sources.values.contains(where: { $0.name == target }) {
+        if followsDefault, let target = target(s, current: current), target != current {
+            guard s.sources.values.contains(where: { $0.name == target }) else {
+                lookAgain()  // a default the server names before it lists it
+                return nil
+            }
             return target == reported ? nil : .follow(target)
         }
+        retries = 0
         if let target = target(s, current: current), target != current,
            let targetIndex = s.sources.first(where: { $0.value.name == target })?.key {
             // By index: pipewire-pulse does not find a monitor by its name here.
@@ -117,6 +147,12 @@ final class SourceWatcher {
         guard current != reported else { return nil }
         reported = current
         return .moved(current)
+    }
+
+    /// Schedules another look after `retrySeconds`, up to `retryLimit` in a row.
+    private func lookAgain() {
+        retries += 1
+        if retries < Self.retryLimit { retryAt = monotonicSeconds() + Self.retrySeconds }
     }
 
     private var followsDefault: Bool {
