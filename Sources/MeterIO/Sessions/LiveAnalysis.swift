@@ -157,13 +157,10 @@ final class LiveAnalysis: @unchecked Sendable {
         }
     }
 
-    /// Removes and returns the entries of `list` at positions up to `bound`. Called at every
-    /// wake-up of the analysis, when the lists are nearly always empty: then it allocates nothing.
-    private static func take<T: Sendable>(_ list: Locked<[T]>, upTo bound: Int, _ pos: (T) -> Int) -> [T] {
-        list.withLock { l -> [T] in
-            guard !l.isEmpty else { return [] }
-            defer { l.removeAll { pos($0) <= bound } }
-            return l.filter { pos($0) <= bound }
-        }
+    /// Removes and returns the facts at the front of `queue` at positions up to `bound`.
+    /// Called at every wake-up of the analysis, when the queues are nearly always empty: then
+    /// it allocates nothing.
+    private static func take<T: Sendable>(_ queue: FactQueue<T>, upTo bound: Int, _ pos: (T) -> Int) -> [T] {
+        queue.take { pos($0) <= bound }
     }
 }

@@ -36,11 +36,11 @@ extension LiveMeterSession {
             }
             if var change = stream?.takeDeviceChange() {
                 change.pos = pos
-                deviceChanges.withLock { $0.append(change) }
+                deviceChanges.push(change)
             }
             if var gap = stream?.takeGap() {
                 gap.pos = pos
-                gaps.withLock { $0.append(gap) }
+                gaps.push(gap)
             }
             let continues = continuations()
             if continues != seenContinues {
@@ -49,10 +49,8 @@ extension LiveMeterSession {
             }
             if let loss = stops.read(endingAt: pos + frames, at: monotonicSeconds()) {
                 let toUnix = unixSeconds() - monotonicSeconds()
-                gaps.withLock {
-                    $0.append(StreamGap(pos: loss.pos, startTs: loss.stoppedAt + toUnix, endTs: loss.continuedAt + toUnix,
-                                        seconds: Double(loss.frames) / Double(s.rate), reason: .stopped))
-                }
+                gaps.push(StreamGap(pos: loss.pos, startTs: loss.stoppedAt + toUnix, endTs: loss.continuedAt + toUnix,
+                                    seconds: Double(loss.frames) / Double(s.rate), reason: .stopped))
             }
             if abandoned.load(ordering: .acquiring) { break }
             let chunk = UnsafeBufferPointer(start: scratch.assumingMemoryBound(to: UInt8.self), count: frames * frameBytes)
@@ -84,7 +82,7 @@ extension LiveMeterSession {
     func reconnectAfterLoss(at pos: Int, reason: String) -> Bool {
         let start = unixSeconds()
         if options.settings.events != nil {
-            losses.withLock { $0.append((MeterEvent(.sourceLost(reason: reason), pos: pos), start)) }
+            losses.push((MeterEvent(.sourceLost(reason: reason), pos: pos), start))
         }
         inOutage.store(true, ordering: .releasing)
         meter.nudgeConsumer()
@@ -100,7 +98,7 @@ extension LiveMeterSession {
         while !shouldStop {
             if let s = try? options.openCapture(fragmentFrames: chunkFrames, cancellation: cancellation) {
                 stream = s
-                gaps.withLock { $0.append(StreamGap(pos: pos, startTs: start, endTs: unixSeconds())) }
+                gaps.push(StreamGap(pos: pos, startTs: start, endTs: unixSeconds()))
                 return true
             }
             pause.wait(seconds: delay)  // the back-off; a stop request ends it at once

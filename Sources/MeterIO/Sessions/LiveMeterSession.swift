@@ -65,12 +65,14 @@ final class LiveMeterSession: @unchecked Sendable {
     /// Outages survived, each with the captured-frame position where it happened: the
     /// analysis emits a gap line once it has processed the frames before it, so the line
     /// always sits between the frames captured before and after the outage.
-    let gaps = Locked<[StreamGap]>([])
+    /// These three go from the capture thread to the analysis through lock-free queues: the
+    /// capture thread never takes a lock the analysis holds.
+    let gaps = FactQueue<StreamGap>()
     /// With `--events`: each loss of the source (`source_lost`) when it happened (Unix time),
     /// at the position of the outage's gap, emitted the same way, but at once.
-    let losses = Locked<[(event: MeterEvent, ts: Double)]>([])
+    let losses = FactQueue<(event: MeterEvent, ts: Double)>()
     /// What the source meters, when it changed, with the position where it did (as gaps).
-    let deviceChanges = Locked<[DeviceChange]>([])
+    let deviceChanges = FactQueue<DeviceChange>()
     /// How many times the process has been continued after a stop (job control): the capture
     /// thread measures what each stop cost (`StopLossEstimator`).
     let continuations: @Sendable () -> Int
