@@ -83,6 +83,19 @@ import Testing
         return r.out.split(separator: "\n").map(String.init)
     }
 
+    /// What bash offers for `pulsemeter an` with the completion bash-completion's loader finds
+    /// (as an interactive shell loads it), in `environment`.
+    static func loadedBashCompletion(environment: [String: String]) throws -> Tool.Result {
+        let script = """
+        source /usr/share/bash-completion/bash_completion
+        _completion_loader pulsemeter
+        COMP_WORDS=(pulsemeter an); COMP_CWORD=1; COMPREPLY=()
+        $(complete -p pulsemeter | sed -e 's/.*-F \\([^ ]*\\) .*/\\1/') pulsemeter an pulsemeter
+        printf '%s\\n' "${COMPREPLY[@]}"
+        """
+        return try Tool.exec("/bin/bash", ["--norc", "--noprofile", "-c", script], environment: environment)
+    }
+
     /// What fish offers for `line`.
     static func fishCompletions(_ line: String, environment: [String: String] = [:], load: Bool = true) throws -> [String] {
         let fish = try #require(Tool.which("fish"), "fish is not installed (scripts/setup installs it)")
@@ -168,15 +181,7 @@ import Testing
 
         // bash-completion finds the installed file next to the binary's prefix and completes
         // `pulsemeter an` to `analyze`.
-        let bashScript = """
-        source /usr/share/bash-completion/bash_completion
-        _completion_loader pulsemeter
-        COMP_WORDS=(pulsemeter an); COMP_CWORD=1; COMPREPLY=()
-        $(complete -p pulsemeter | sed -e 's/.*-F \\([^ ]*\\) .*/\\1/') pulsemeter an pulsemeter
-        printf '%s\\n' "${COMPREPLY[@]}"
-        """
-        let bash = try Tool.exec("/bin/bash", ["--norc", "--noprofile", "-c", bashScript],
-                                 environment: ["PATH": prefix + "/bin:/usr/bin:/bin", "XDG_DATA_DIRS": prefix + "/share"])
+        let bash = try Self.loadedBashCompletion(environment: ["PATH": prefix + "/bin:/usr/bin:/bin", "XDG_DATA_DIRS": prefix + "/share"])
         #expect(bash.out == "analyze\n", "bash completion of `pulsemeter an`: \(bash.out) \(bash.err)")
 
         // fish finds its vendor completions through XDG_DATA_DIRS.
