@@ -68,6 +68,13 @@ import Testing
         for code in [0, 64, 65, 66, 69, 73, 74] { #expect(source.contains(".B \(code)\n"), "exit status \(code)") }
     }
 
+    /// The man page's title line names the version `--version` prints (CLI.version, the one
+    /// place it is set; the package ships this page).
+    @Test func manPageNamesTheVersion() throws {
+        let title = try Self.text("docs/pulsemeter.1").split(separator: "\n").first { $0.hasPrefix(".TH ") }
+        #expect(title?.contains("\"pulsemeter \(CLI.version)\"") == true, "docs/pulsemeter.1: \(title ?? "no .TH line")")
+    }
+
     /// What the bash completion offers for `words` (the last one being completed).
     static func bashCompletions(_ words: [String], source: String? = nil, environment: [String: String] = [:]) throws -> [String] {
         let file = source ?? root.appendingPathComponent("completions/pulsemeter.bash").path
