@@ -81,14 +81,17 @@ import Testing
         #expect(try field("Architecture") == arch)
         #expect(try field("Recommends") == "ffmpeg")
         let depends = try field("Depends")
-        for library in ["libc6", "libpulse0", "libsndfile1", "libfftw3-single3", "libmicrohttpd12"] {
-            #expect(depends.contains(library + " (>= "), "Depends lacks \(library): \(depends)")
+        let dependedOn = depends.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        // (A prefix: Debian 13 renamed some for 64-bit time, libmicrohttpd12t64.)
+        for library in ["libc6 (>= ", "libpulse0 (>= ", "libsndfile1", "libfftw3-single3 (>= ", "libmicrohttpd12"] {
+            #expect(dependedOn.contains { $0.hasPrefix(library) }, "Depends lacks \(library): \(depends)")
         }
 
         // lintian: no error.
         let lintian = try Tool.exec("/usr/bin/lintian", [deb])
         let errors = lintian.out.split(separator: "\n").filter { $0.hasPrefix("E:") }
         #expect(errors.isEmpty, "lintian: \(errors.joined(separator: "\n"))")
+        if !lintian.out.isEmpty { print("PackageTests: lintian says (docs/packaging.md lists what remains):\n\(lintian.out)") }
         #expect(lintian.status == 0, "lintian exit \(lintian.status): \(lintian.out)\(lintian.err)")
 
         // Installed with apt; removed on every way out of this test.
