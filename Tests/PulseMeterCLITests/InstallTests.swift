@@ -68,6 +68,13 @@ import Testing
         for code in [0, 64, 65, 66, 69, 73, 74] { #expect(source.contains(".B \(code)\n"), "exit status \(code)") }
     }
 
+    /// The man page's title line names the version `--version` prints (CLI.version, the one
+    /// place it is set; the package ships this page).
+    @Test func manPageNamesTheVersion() throws {
+        let title = try Self.text("docs/pulsemeter.1").split(separator: "\n").first { $0.hasPrefix(".TH ") }
+        #expect(title?.contains("\"pulsemeter \(CLI.version)\"") == true, "docs/pulsemeter.1: \(title ?? "no .TH line")")
+    }
+
     /// What the bash completion offers for `words` (the last one being completed).
     static func bashCompletions(_ words: [String], source: String? = nil, environment: [String: String] = [:]) throws -> [String] {
         let file = source ?? root.appendingPathComponent("completions/pulsemeter.bash").path
@@ -81,6 +88,19 @@ import Testing
         let r = try Tool.exec("/bin/bash", ["--norc", "--noprofile", "-c", script], environment: environment)
         #expect(r.status == 0, "bash: \(r.err)")
         return r.out.split(separator: "\n").map(String.init)
+    }
+
+    /// What bash offers for `pulsemeter an` with the completion bash-completion's loader finds
+    /// (as an interactive shell loads it), in `environment`.
+    static func loadedBashCompletion(environment: [String: String]) throws -> Tool.Result {
+        let script = """
+        source /usr/share/bash-completion/bash_completion
+        _completion_loader pulsemeter
+        COMP_WORDS=(pulsemeter an); COMP_CWORD=1; COMPREPLY=()
+        $(complete -p pulsemeter | sed -e 's/.*-F \\([^ ]*\\) .*/\\1/') pulsemeter an pulsemeter
+        printf '%s\\n' "${COMPREPLY[@]}"
+        """
+        return try Tool.exec("/bin/bash", ["--norc", "--noprofile", "-c", script], environment: environment)
     }
 
     /// What fish offers for `line`.
@@ -168,15 +188,7 @@ import Testing
 
         // bash-completion finds the installed file next to the binary's prefix and completes
         // `pulsemeter an` to `analyze`.
-        let bashScript = """
-        source /usr/share/bash-completion/bash_completion
-        _completion_loader pulsemeter
-        COMP_WORDS=(pulsemeter an); COMP_CWORD=1; COMPREPLY=()
-        $(complete -p pulsemeter | sed -e 's/.*-F \\([^ ]*\\) .*/\\1/') pulsemeter an pulsemeter
-        printf '%s\\n' "${COMPREPLY[@]}"
-        """
-        let bash = try Tool.exec("/bin/bash", ["--norc", "--noprofile", "-c", bashScript],
-                                 environment: ["PATH": prefix + "/bin:/usr/bin:/bin", "XDG_DATA_DIRS": prefix + "/share"])
+        let bash = try Self.loadedBashCompletion(environment: ["PATH": prefix + "/bin:/usr/bin:/bin", "XDG_DATA_DIRS": prefix + "/share"])
         #expect(bash.out == "analyze\n", "bash completion of `pulsemeter an`: \(bash.out) \(bash.err)")
 
         // fish finds its vendor completions through XDG_DATA_DIRS.
