@@ -26,6 +26,7 @@ extension LiveSuite {
             func device(_ change: DeviceChange) throws {}
             func file(_ event: RecordingFileEvent) throws {}
             func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
+            func idle(outage: Bool, stream: Int?) throws {}
             func end(_ summary: StreamSummary) throws { self.summary = summary }
         }
 
@@ -93,6 +94,7 @@ extension LiveSuite {
             func device(_ change: DeviceChange) throws { calls.append(("device", change.stream)) }
             func file(_ event: RecordingFileEvent) throws { calls.append(("file", event.stream)) }
             func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { calls.append(("event", stream)) }
+            func idle(outage: Bool, stream: Int?) throws {}
             func end(_ summary: StreamSummary) throws { calls.append(("end", summary.stream)) }
         }
 

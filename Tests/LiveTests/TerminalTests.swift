@@ -73,6 +73,28 @@ extension LiveSuite {
             return out
         }
 
+        /// The outage is drawn from the session's idle calls, which every wrapper passes on: with
+        /// --exec the meter sits behind the hook sink (before, the head line stayed as it was).
+        @Test("--reconnect --exec on a terminal: the head line says RECONNECTING while the server is gone, and stops once it is back")
+        func outageShownBehindHooks() throws {
+            let server = try PulseServer.startPrivate()
+            defer { server.stop() }
+            let dir = try Live.tempDir("tmux-outage")
+            defer { Live.removeTree(dir) }
+            let tmux = Tmux(socket: dir + "/tmux.sock")
+            defer { _ = try? tmux("kill-server") }
+            try tmux("new-session", "-d", "-s", "lost", "-x", "100", "-y", "20", try server.paneCommand(
+                "-d vsink.monitor --reconnect --exec-on gap --exec true", status: dir + "/status"))
+            _ = try tmux.waitFor("lost") { rows in Self.levels(rows).count == 2 }
+            try server.kill9()
+            let lost = try tmux.waitFor("lost") { $0.first?.contains("RECONNECTING") == true }
+            #expect(lost.first?.contains("RECONNECTING: source lost") == true, "\(lost.first ?? "")")
+            try server.restart()
+            let back = try tmux.waitFor("lost", timeout: 15) { $0.first.map { !$0.contains("RECONNECTING") } == true }
+            #expect(back.first?.contains("vsink.monitor") == true && back.first?.contains("RECONNECTING") == false,
+                    "\(back.first ?? "")")
+        }
+
         @Test("redraws in place, fits and follows the terminal, honours NO_COLOR, restores the terminal on Ctrl-C")
         func meterInTmux() throws {
             let server = try Live.server()

@@ -36,6 +36,7 @@ import Testing
             func device(_ change: DeviceChange) throws { try inner.device(change) }
             func file(_ event: RecordingFileEvent) throws { try inner.file(event) }
             func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try inner.event(event, ts: ts, stream: stream) }
+            func idle(outage: Bool, stream: Int?) throws { try inner.idle(outage: outage, stream: stream) }
             func end(_ summary: StreamSummary) throws {
                 var s = summary
                 #expect(s.bandsDb == nil, "deferred: the mean is the DeferredBands' to give")

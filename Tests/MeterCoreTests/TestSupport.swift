@@ -27,6 +27,7 @@ final class CollectingSink: FrameSink {
     func device(_ change: DeviceChange) throws {}
     func file(_ event: RecordingFileEvent) throws {}
     func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
+    func idle(outage: Bool, stream: Int?) throws {}
     func end(_ summary: StreamSummary) throws { self.summary = summary }
 }
 

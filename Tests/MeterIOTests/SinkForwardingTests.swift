@@ -2,7 +2,8 @@ import Testing
 import MeterCore
 @testable import MeterIO
 
-/// Every sink that wraps another forwards every call, `gap`, `device`, `file` and `event` included, in order.
+/// Every sink that wraps another forwards every call, `gap`, `device`, `file`, `event` and
+/// `idle` included, in order.
 @Suite struct SinkForwardingTests {
     /// Notes each call by name (and a file event's file), in order.
     final class Journal: FrameSink, @unchecked Sendable {
@@ -13,10 +14,11 @@ import MeterCore
         func device(_ change: DeviceChange) throws { calls.append("device \(change.source)") }
         func file(_ event: RecordingFileEvent) throws { calls.append("file \(event.kind.rawValue) \(event.file)") }
         func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { calls.append("event \(event.name) \(event.pos) \(ts)") }
+        func idle(outage: Bool, stream: Int?) throws { calls.append("idle \(outage) \(stream ?? -1)") }
         func end(_ summary: StreamSummary) throws { calls.append("end \(summary.pos)") }
     }
 
-    static let expected = ["start", "frame 80", "event source_lost 80 1.5", "gap 80", "device vsink.monitor", "file open take-1.wav",
+    static let expected = ["start", "frame 80", "event source_lost 80 1.5", "idle true 1", "gap 80", "device vsink.monitor", "file open take-1.wav",
                            "frame 160", "file close take-1.wav", "end 160"]
 
     /// Drives `sink` through one run's calls.
@@ -24,6 +26,7 @@ import MeterCore
         try sink.start(StreamInfo(source: "test", settings: MeterSettings(rate: 8000, channels: 1, fps: 100)))
         try sink.frame(MeterFrame(pos: 80, rmsDb: [-20], peakDb: [-10]))
         try sink.event(MeterEvent(.sourceLost(reason: "gone"), pos: 80), ts: 1.5, stream: nil)
+        try sink.idle(outage: true, stream: 1)
         try sink.gap(StreamGap(pos: 80, startTs: 1, endTs: 2))
         try sink.device(DeviceChange(pos: 80, ts: 2, source: "vsink.monitor"))
         try sink.file(RecordingFileEvent(.open, file: "take-1.wav", pos: 80, frames: 0))
@@ -56,6 +59,20 @@ import MeterCore
         let stacked = ProgressSink(BackgroundSink(FanOutSink([journal])), line: ProgressLine(enabled: false),
                                    label: "test", totalFrames: nil)
         try Self.drive(stacked)
+        #expect(journal.calls == Self.expected)
+    }
+
+    @Test func serializedSinkForwardsEveryCall() throws {
+        let journal = Journal()
+        try Self.drive(SerializedSink(journal))
+        #expect(journal.calls == Self.expected)
+    }
+
+    /// The hook sink passes every call on to the sink it wraps (its hooks aside): a live run with
+    /// --exec on a terminal still shows an outage while no audio arrives.
+    @Test func hookSinkForwardsEveryCall() throws {
+        let journal = Journal()
+        try Self.drive(HookSink(kinds: [], next: journal, submit: { _ in }, settle: { HookTotals() }))
         #expect(journal.calls == Self.expected)
     }
 }

@@ -79,6 +79,7 @@ import Testing
         func device(_ change: DeviceChange) throws {}
         func file(_ event: RecordingFileEvent) throws {}
         func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
+        func idle(outage: Bool, stream: Int?) throws {}
         func end(_ summary: StreamSummary) throws { ended = true }
     }
 

@@ -39,6 +39,8 @@ public final class FileLinesSink: FrameSink {
         if frames { try lines.event(event, ts: ts, stream: stream) }
     }
 
+    public func idle(outage: Bool, stream: Int?) throws {}
+
     public func end(_ summary: StreamSummary) throws {
         var s = summary
         s.file = file

@@ -21,6 +21,8 @@ public final class NDJSONSink: FrameSink {
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
         try output.write(encoder.event(event, ts: ts, stream: stream))
     }
+    /// No line while no audio arrives: the outage is a `gap` line once the audio is back.
+    public func idle(outage: Bool, stream: Int?) throws {}
     public func end(_ summary: StreamSummary) throws {
         for e in summary.events { try output.write(encoder.event(e, ts: nil, stream: summary.stream)) }
         try output.write(encoder.end(summary))

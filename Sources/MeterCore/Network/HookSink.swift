@@ -77,6 +77,8 @@ public final class HookSink: FrameSink {
         handEvent(event, ts: ts, stream: stream)
     }
 
+    public func idle(outage: Bool, stream: Int?) throws { try next.idle(outage: outage, stream: stream) }
+
     /// The end's events are handed over before `next` writes their lines: the last stream's
     /// end waits for their hooks too.
     public func end(_ summary: StreamSummary) throws {

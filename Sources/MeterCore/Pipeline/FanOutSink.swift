@@ -17,5 +17,6 @@ public final class FanOutSink: FrameSink {
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
         for s in sinks { try s.event(event, ts: ts, stream: stream) }
     }
+    public func idle(outage: Bool, stream: Int?) throws { for s in sinks { try s.idle(outage: outage, stream: stream) } }
     public func end(_ summary: StreamSummary) throws { for s in sinks { try s.end(summary) } }
 }

@@ -184,5 +184,9 @@ public protocol FrameSink: AnyObject {
     /// An event that comes with no frame, said at once: a live source lost (`source_lost`),
     /// at `ts` (Unix time); frames carry every other event.
     func event(_ event: MeterEvent, ts: Double, stream: Int?) throws
+    /// A live run's analysis woke and no audio had arrived: a screen shows the outage
+    /// (`outage`: the source is lost and being waited for) or follows a resize. `stream`: the
+    /// source with no audio, as on its lines. A wrapper forwards it like every other call.
+    func idle(outage: Bool, stream: Int?) throws
     func end(_ summary: StreamSummary) throws
 }

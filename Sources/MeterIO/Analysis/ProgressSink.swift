@@ -33,6 +33,7 @@ public final class ProgressSink: FrameSink {
     public func device(_ change: DeviceChange) throws { try base.device(change) }
     public func file(_ event: RecordingFileEvent) throws { try base.file(event) }
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try base.event(event, ts: ts, stream: stream) }
+    public func idle(outage: Bool, stream: Int?) throws { try base.idle(outage: outage, stream: stream) }
 
     public func end(_ summary: StreamSummary) throws {
         line.clear()

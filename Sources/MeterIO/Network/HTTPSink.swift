@@ -3,7 +3,7 @@ import MeterCore
 /// The sink behind `--listen`: every NDJSON line of the run, as `NDJSONSink` writes it, goes
 /// to the `MonitorHTTPServer`'s streams, and each call updates the state its /metrics and
 /// /status show. Runs on the analysis thread and never waits on a client.
-public final class HTTPSink: FrameSink, LiveStatusSink {
+public final class HTTPSink: FrameSink {
     public let server: MonitorHTTPServer
     private let lines = LineCollector()
     private let ndjson: NDJSONSink

@@ -7,7 +7,7 @@ import MeterCore
 /// suspend and resume from another thread; after a resume the next call redraws whole.
 ///
 /// `restore()` is idempotent; the CLI also calls it on every error path.
-public final class AnsiLiveSink: LiveStatusSink {
+public final class AnsiLiveSink: FrameSink {
     private let output: FileDescriptorOutput
     /// The terminal while the meter runs (stdin read for keys when there is an `onQuit`).
     public let screen: TerminalScreen

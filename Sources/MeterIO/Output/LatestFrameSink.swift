@@ -21,5 +21,6 @@ public final class LatestFrameSink: FrameSink, @unchecked Sendable {
     public func device(_ change: DeviceChange) throws {}
     public func file(_ event: RecordingFileEvent) throws {}
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
+    public func idle(outage: Bool, stream: Int?) throws {}
     public func end(_ summary: StreamSummary) throws {}
 }

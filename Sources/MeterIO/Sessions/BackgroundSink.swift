@@ -15,6 +15,7 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
     private enum Item {
         case start(StreamInfo), frame(MeterFrame), gap(StreamGap), device(DeviceChange), file(RecordingFileEvent)
         case event(MeterEvent, ts: Double, stream: Int?)
+        case idle(outage: Bool, stream: Int?)
         case end(StreamSummary)
     }
 
@@ -60,6 +61,7 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
     public func device(_ change: DeviceChange) throws { try enqueue(.device(change)) }
     public func file(_ event: RecordingFileEvent) throws { try enqueue(.file(event)) }
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try enqueue(.event(event, ts: ts, stream: stream)) }
+    public func idle(outage: Bool, stream: Int?) throws { try enqueue(.idle(outage: outage, stream: stream)) }
 
     /// Wakes the output thread to write what is queued now, without waiting for a batch.
     public func flush() { handoff.nudgeConsumer() }
@@ -99,6 +101,7 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
                         case .device(let d): try sink.device(d)
                         case .file(let e): try sink.file(e)
                         case .event(let e, let ts, let stream): try sink.event(e, ts: ts, stream: stream)
+                        case .idle(let outage, let stream): try sink.idle(outage: outage, stream: stream)
                         case .end(var s):
                             bands?.complete(&s)
                             try sink.end(s)

@@ -58,8 +58,8 @@ final class LiveAnalysis: @unchecked Sendable {
                 }
                 continue
             }
-            if !got, let live = sink as? LiveStatusSink {
-                guarded { try live.idle(outage: session.inOutage.load(ordering: .acquiring), stream: pipeline.stream) }
+            if !got {
+                guarded { try sink.idle(outage: session.inOutage.load(ordering: .acquiring), stream: pipeline.stream) }
             }
             // Sleep until the chunks that complete the next hop are in.
             let missing = pipeline.hop - pipeline.pos % pipeline.hop

@@ -3,7 +3,7 @@ import MeterCore
 /// One sink shared by several threads, each call made under one `Locked`, so the sink sees
 /// one caller at a time (the `FrameSink` rule) and every line whole: the analyses of a run
 /// with several live sources, each on its own thread, write through it.
-final class SerializedSink: LiveStatusSink, Sendable {
+final class SerializedSink: FrameSink, Sendable {
     /// The sink, reached only under the lock.
     private let sink: Locked<any FrameSink>
 
@@ -21,6 +21,6 @@ final class SerializedSink: LiveStatusSink, Sendable {
     func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try serially { try $0.event(event, ts: ts, stream: stream) } }
     func end(_ summary: StreamSummary) throws { try serially { try $0.end(summary) } }
     func idle(outage: Bool, stream: Int?) throws {
-        try serially { try ($0 as? any LiveStatusSink)?.idle(outage: outage, stream: stream) }
+        try serially { try $0.idle(outage: outage, stream: stream) }
     }
 }

@@ -74,5 +74,6 @@ final class CalibrationSink: FrameSink {
     func device(_ change: DeviceChange) throws {}
     func file(_ event: RecordingFileEvent) throws {}
     func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
+    func idle(outage: Bool, stream: Int?) throws {}
     func end(_ summary: StreamSummary) throws {}
 }

@@ -1,9 +1,0 @@
-import MeterCore
-
-/// A fan-out of a live run passes the session's idle calls (no audio arriving: show an
-/// outage, follow a resize) to the sinks among its own that want them.
-extension FanOutSink: LiveStatusSink {
-    public func idle(outage: Bool, stream: Int?) throws {
-        for case let s as any LiveStatusSink in sinks { try s.idle(outage: outage, stream: stream) }
-    }
-}
