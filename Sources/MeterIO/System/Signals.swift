@@ -5,9 +5,9 @@ import Synchronization
 /// Process signals as flags: handlers only store into atomics and post a semaphore
 /// (`sem_post(3)`, async-signal-safe); a watcher thread blocked in `sem_wait(3)` acts on them
 /// outside the handler:
-/// - SIGINT, SIGTERM and SIGHUP (the terminal closed) become `Cancellation.cancel()` for every
-///   run registered with `cancelOnStop`, so the layers below see an ordinary cancellation and
-///   never read these flags themselves;
+/// - SIGINT, SIGTERM and SIGHUP (the terminal closed) become `Cancellation.cancel()` of every
+///   cancellation `stopCancellation()` made (every command's stop set-up, in this one place),
+///   so the layers below see an ordinary cancellation and never read these flags themselves;
 /// - SIGTSTP (Ctrl-Z), handled only while a full-screen view is registered with
 ///   `handleJobControl`: the view gives the terminal back, then the process stops itself with
 ///   the default action (`raise(3)`), so the shell sees an ordinary stopped job;
@@ -30,9 +30,21 @@ public enum Signals {
     /// Ignores SIGPIPE (`signal(2)`), so writes to a closed pipe fail with EPIPE instead.
     public static func ignorePipe() { signal(SIGPIPE, SIG_IGN) }
 
+    /// A command's stop set-up: installs the handlers (the first time) and returns a
+    /// cancellation that SIGINT, SIGTERM or SIGHUP fires (at once if one came already). Every
+    /// command calls this, once for each thing a stop signal ends.
+    public static func stopCancellation() throws -> Cancellation {
+        if !handlersInstalled.exchange(true, ordering: .acquiringAndReleasing) { installStopHandlers() }
+        let cancellation = Cancellation()
+        try cancelOnStop(cancellation)
+        return cancellation
+    }
+
+    private static let handlersInstalled = Atomic<Bool>(false)
+
     /// Installs the stop handler (SIGINT, SIGTERM, SIGHUP), the SIGWINCH resize handler and the
     /// SIGCONT counter.
-    public static func installStopHandlers() {
+    private static func installStopHandlers() {
         _ = stopFlag.load(ordering: .relaxed)   // initialize the globals before any handler runs
         _ = resizeFlag.load(ordering: .relaxed)
         _ = continueCount.load(ordering: .relaxed)
@@ -55,15 +67,15 @@ public enum Signals {
     }
 
     /// Cancels `cancellation` on SIGINT, SIGTERM or SIGHUP (at once if one already came).
-    /// Needs `installStopHandlers()`; starts the watcher thread on first use.
-    public static func cancelOnStop(_ cancellation: Cancellation) throws {
+    /// Needs `stopCancellation()` first; starts the watcher thread on first use.
+    private static func cancelOnStop(_ cancellation: Cancellation) throws {
         watched.withLock { $0.append(cancellation) }
         try startWatcher()
         if stopRequested { cancelWatched() }
     }
 
     /// Pauses `control` on SIGUSR1 and resumes it on SIGUSR2 from now on (without this, both
-    /// keep their default action). Needs `installStopHandlers()`.
+    /// keep their default action). Needs `stopCancellation()` first.
     public static func pauseOnSignals(_ control: PauseControl) throws {
         _ = pauseRequest.load(ordering: .relaxed)
         pausable.withLock { $0 = control }
@@ -80,7 +92,7 @@ public enum Signals {
     }
 
     /// Handles Ctrl-Z (SIGTSTP) through `view` from now on: the view suspends, the process
-    /// stops; on SIGCONT the view resumes. Needs `installStopHandlers()`.
+    /// stops; on SIGCONT the view resumes. Needs `stopCancellation()` first.
     public static func handleJobControl(_ view: JobControl) throws {
         jobControl.withLock { $0 = view }
         try startWatcher()

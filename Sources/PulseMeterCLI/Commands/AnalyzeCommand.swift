@@ -10,9 +10,7 @@ enum AnalyzeCommand {
         if ManyFiles.requested(a) { return try runMany(a) }
         _ = try a.requirePositionals(["FILE|-"])
         let input = a.positionalPaths[0]
-        Signals.installStopHandlers()  // a stop signal: the end line so far ("complete":false), exit 130
-        let cancellation = Cancellation()
-        try Signals.cancelOnStop(cancellation)
+        let cancellation = try Signals.stopCancellation()  // the end line so far ("complete":false), exit 130
         let source: any SampleBlockSource
         if input.isDash {
             let raw = try RawInput.layout(a)
@@ -77,9 +75,7 @@ extension AnalyzeCommand {
         if a.has("exec") {
             throw PulsemeterError(.usage, "--exec runs with one input file (or stdin), not with many; run analyze once per file")
         }
-        Signals.installStopHandlers()  // a stop signal: the files so far, those cut short marked, exit 130
-        let cancellation = Cancellation()
-        try Signals.cancelOnStop(cancellation)
+        let cancellation = try Signals.stopCancellation()  // the files so far, those cut short marked, exit 130
         let frames = a.flag("frames")
         return try ManyFiles.run(a, cancellation: cancellation) { path in
             ManyFiles.outcome(command: "analyze") { warn in

@@ -23,9 +23,7 @@ enum CalibrateCommand {
         let settings = try MeterOptions.validated(read, a)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
             ?? MeterSettings.frames(seconds: CalibrationMeasurement.defaultLimitSeconds, rate: settings.rate)
-        Signals.installStopHandlers()
-        let cancellation = Cancellation()
-        try Signals.cancelOnStop(cancellation)
+        let cancellation = try Signals.stopCancellation()
         let source = SessionDescription.Source(live: LiveOptions(device: device, settings: settings, durationFrames: limit))
         let session = try MeterSession(SessionDescription(sources: [source]), cancellation: cancellation, devices: devices,
                                        continuations: Signals.continuations)

@@ -56,11 +56,8 @@ enum LiveCommands {
         let listening = try ListenOptions.bind(a)
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
-        Signals.installStopHandlers()
-        let cancellation = Cancellation()  // a stop signal, q, or a failure of one source
-        try Signals.cancelOnStop(cancellation)
-        let stopSignal = Cancellation()    // a stop signal only: hooks are ended, not waited for
-        try Signals.cancelOnStop(stopSignal)
+        let cancellation = try Signals.stopCancellation()  // a stop signal, q, or a failure of one source
+        let stopSignal = try Signals.stopCancellation()    // a stop signal only: hooks are ended, not waited for
         if record != nil {
             // Space or p on the meter, SIGUSR1 / SIGUSR2 from scripts: every source's recording.
             let pause = PauseControl()

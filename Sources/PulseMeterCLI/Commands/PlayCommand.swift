@@ -24,9 +24,7 @@ enum PlayCommand {
             return try MeterOptions.validated(s, a)
         }
         let settings = try settingsFor(MeterSettings.defaults.rate, MeterSettings.defaults.channels)
-        Signals.installStopHandlers()
-        let cancellation = Cancellation()
-        try Signals.cancelOnStop(cancellation)
+        let cancellation = try Signals.stopCancellation()
         let source = try PlaybackSource(path: path, device: device, cancellation: cancellation)
         let played = SessionDescription.Source(played: source, settings: try settingsFor(source.rate, source.channels))
         let session = try MeterSession(SessionDescription(sources: [played]), cancellation: cancellation)

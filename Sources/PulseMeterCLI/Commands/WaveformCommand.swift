@@ -39,9 +39,7 @@ enum WaveformCommand {
 
         // A stop signal (Ctrl-C, SIGTERM, SIGHUP): the waveform of what was read, marked
         // "complete":false, and exit 130.
-        Signals.installStopHandlers()
-        let cancellation = Cancellation()
-        try Signals.cancelOnStop(cancellation)
+        let cancellation = try Signals.stopCancellation()
         if many {
             // One JSON object per file, each carrying "file", from the same compute.
             return try ManyFiles.run(a, cancellation: cancellation) { path in
