@@ -40,14 +40,20 @@ public struct MonitorState: Sendable {
     public var up = false
     /// Clients of the event stream dropped for falling behind.
     public var clientsDropped = 0
+    /// The process's own figures (nil: not read).
+    public var process: ProcessFigures?
+
+    /// The version the program prints (`pulsemeter_build_info`); nil: not said.
+    public let version: String?
 
     /// What the run records: nothing, one file or split files (a file is open from the first
     /// frame), or voice-activated takes (a file is open while a take is).
     public enum Recording: Sendable { case none, continuous, takes }
     private let recordingKind: Recording
 
-    public init(recording: Recording = .none) {
+    public init(recording: Recording = .none, version: String? = nil) {
         recordingKind = recording
+        self.version = version
         self.recording = recording == .continuous
     }
 

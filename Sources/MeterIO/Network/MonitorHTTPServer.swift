@@ -61,11 +61,12 @@ public final class MonitorHTTPServer: @unchecked Sendable {
     private let clientGone = Wakeup()
 
     /// Starts serving on `socket` at once (requests before the run starts see no stream yet).
-    public init(socket: ListeningSocket, recording: MonitorState.Recording,
+    /// `version`: the program's, for `pulsemeter_build_info`.
+    public init(socket: ListeningSocket, recording: MonitorState.Recording, version: String? = nil,
                 progress: @escaping @Sendable () -> LiveProgress) throws(ListeningSocket.Failure) {
         host = socket.host
         port = socket.port
-        shared = Locked(Shared(state: MonitorState(recording: recording)))
+        shared = Locked(Shared(state: MonitorState(recording: recording, version: version)))
         self.progress = progress
         daemon = try MicroHTTPDaemon(socket: socket, connectionLimit: Self.maxClients + 16, idleTimeoutSeconds: 30) {
             [unowned self] request in respond(to: request)
@@ -152,8 +153,10 @@ public final class MonitorHTTPServer: @unchecked Sendable {
         case .notFound: return text(404, "not found: try /, /metrics, /events or /status\n")
         case .methodNotAllowed: return text(405, "only GET and HEAD\n", [("Allow", "GET, HEAD")])
         case .metrics:
+            var state = snapshot()
+            state.process = ProcessStatistics.current()
             return .init(status: 200, headers: common + [("Content-Type", PrometheusExposition.contentType)],
-                         body: .bytes(PrometheusExposition.render(snapshot())))
+                         body: .bytes(PrometheusExposition.render(state)))
         case .status:
             return .init(status: 200, headers: common + [("Content-Type", "application/json")],
                          body: .bytes(StatusDocument.render(snapshot())))

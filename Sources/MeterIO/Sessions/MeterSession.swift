@@ -54,6 +54,10 @@ public final class MeterSession: @unchecked Sendable {
         }, cancellation: cancellation)
     }
 
+    /// The names the live sources are metered under (their `start` lines' `source`: a default
+    /// resolved to its name, a URL without its password); empty for sample sources.
+    public var liveSourceNames: [String] { live?.sessions.map(\.sourceName) ?? [] }
+
     /// A live run's figures beyond its lines (recorded frames, outage), from any thread; nil
     /// for sample sources.
     public var liveProgress: LiveProgress? { live?.progress }
