@@ -72,6 +72,7 @@ enum LiveCommands {
         let session = try MeterSession(SessionDescription(sources: all.map { .init(live: $0) }), cancellation: cancellation,
                                        devices: devices, continuations: Signals.continuations)
         devices = nil  // the first stream holds the connection now
+        for (source, reason) in session.waitingAtStart { CLI.note(ErrorWording.waiting(for: source, reason)) }
         let mode = all[0].recordMode
         var sink: any FrameSink
         var ansi: AnsiLiveSink?
