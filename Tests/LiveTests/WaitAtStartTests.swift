@@ -29,7 +29,7 @@ extension LiveSuite.ServerLoss {
         }, "/metrics: \(metrics)")
         #expect(p.isRunning, "it waits; stderr: \(p.stderrText)")
         let status = try HTTP.json(try HTTP.request(port: port, "/status"))
-        #expect(status["up"] as? Bool == false)
+        #expect(status["up"] as? Bool == false && status["source_lost"] as? Bool == true, "\(status)")
         let waiting = "pulsemeter: waiting for \(device) (--reconnect): "
             + (serverUp ? "no source named \(device) on " : "cannot connect to ")
         #expect(Wait.until(timeout: 5) { p.stderrText.hasPrefix(waiting) })
@@ -56,6 +56,8 @@ extension LiveSuite.ServerLoss {
             _ = p.readLines(until: { _ in false }, timeout: 0.05)
             return LiveSuite.Listen.value("pulsemeter_up{\(source)}", in: (try? HTTP.request(port: port, "/metrics").text) ?? "") == 1
         })
+        let metering = try HTTP.json(try HTTP.request(port: port, "/status"))
+        #expect(metering["up"] as? Bool == true && metering["source_lost"] as? Bool == false, "\(metering)")
         p.signal(SIGTERM)
         #expect(p.wait(timeout: 10) == 0)
     }

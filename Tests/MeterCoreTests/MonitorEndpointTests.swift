@@ -190,6 +190,12 @@ import Testing
         let fromLine = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
         #expect(NSDictionary(dictionary: frame) == NSDictionary(dictionary: fromLine))
         #expect(o["up"] as? Bool == true && o["recording"] as? Bool == true && o["silence"] as? Bool == true)
+        #expect(o["source_lost"] as? Bool == false)
+        var lost = state
+        lost.up = false
+        lost.sourceLost = true
+        let l = try #require(try JSONSerialization.jsonObject(with: Data(StatusDocument.render(lost))) as? [String: Any])
+        #expect(l["up"] as? Bool == false && l["source_lost"] as? Bool == true)
         let counters = try #require(o["counters"] as? [String: Any])
         #expect(counters["frames_total"] as? Int == 4800)
         #expect(counters["dropped_frames_total"] as? Int == 160)

@@ -38,6 +38,8 @@ public struct MonitorState: Sendable {
     public var recordedFrames: Int?
     /// 1 while audio arrives: frames are coming and the source is not in an outage.
     public var up = false
+    /// True while the source is lost (or not there yet at the start) and waited for.
+    public var sourceLost = false
     /// Clients of the event stream dropped for falling behind.
     public var clientsDropped = 0
     /// The process's own figures (nil: not read).

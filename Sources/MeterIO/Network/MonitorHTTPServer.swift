@@ -198,6 +198,7 @@ public final class MonitorHTTPServer: @unchecked Sendable {
             state.recordedFrames = p.recordedFrames
             let fps = state.info?.settings.fps ?? 30
             state.up = !p.outage && !state.ended && s.lastFrameAt.map { now - $0 < max(1, 3 / fps) } == true
+            state.sourceLost = p.outage && !state.ended
             return state
         }
     }
