@@ -58,4 +58,28 @@ import MeterCore
         try Self.drive(stacked)
         #expect(journal.calls == Self.expected)
     }
+
+    /// A terminal meter's stand-in: takes the idle calls too.
+    final class IdleJournal: LiveStatusSink, @unchecked Sendable {
+        let journal = Journal()
+        var idles: [Bool] = []
+        func start(_ info: StreamInfo) throws { try journal.start(info) }
+        func frame(_ frame: MeterFrame) throws { try journal.frame(frame) }
+        func gap(_ gap: StreamGap) throws { try journal.gap(gap) }
+        func device(_ change: DeviceChange) throws { try journal.device(change) }
+        func file(_ event: RecordingFileEvent) throws { try journal.file(event) }
+        func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try journal.event(event, ts: ts, stream: stream) }
+        func end(_ summary: StreamSummary) throws { try journal.end(summary) }
+        func idle(outage: Bool, stream: Int?) throws { idles.append(outage) }
+    }
+
+    @Test("WithoutEventsSink forwards every call but the events, and the idle calls of a live run")
+    func withoutEventsForwardsAllButEvents() throws {
+        let inner = IdleJournal()
+        let sink = WithoutEventsSink(inner)
+        try Self.drive(sink)
+        #expect(inner.journal.calls == Self.expected.filter { !$0.hasPrefix("event") })
+        try FanOutSink([sink]).idle(outage: true, stream: nil)
+        #expect(inner.idles == [true])
+    }
 }

@@ -4,7 +4,7 @@
 /// `pulsemeter_silence` gauge even when no event lines were asked for; its other sinks (the
 /// output, the hooks' event lines) see it through this, so they are as without detection.
 public final class WithoutEventsSink: FrameSink {
-    private let next: any FrameSink
+    public let next: any FrameSink
 
     public init(_ next: any FrameSink) { self.next = next }
 

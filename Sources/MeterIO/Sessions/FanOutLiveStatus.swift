@@ -7,3 +7,10 @@ extension FanOutSink: LiveStatusSink {
         for case let s as any LiveStatusSink in sinks { try s.idle(outage: outage, stream: stream) }
     }
 }
+
+/// The sink behind a `WithoutEventsSink` (the terminal meter) gets the idle calls too.
+extension WithoutEventsSink: LiveStatusSink {
+    public func idle(outage: Bool, stream: Int?) throws {
+        try (next as? any LiveStatusSink)?.idle(outage: outage, stream: stream)
+    }
+}
