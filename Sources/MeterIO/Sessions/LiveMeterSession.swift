@@ -150,6 +150,8 @@ final class LiveMeterSession: @unchecked Sendable {
         let recordSlots = max(200, min(Int(10 / seconds) + 1, (24 << 20) / slotBytes))  // ~10 s, at most ~24 MB
         recorder = options.recordPath == nil ? nil : ChunkHandoff(slots: recordSlots, slotCapacity: slot)
         recorderBatch = max(1, min(recordSlots / 4, Int(0.25 / seconds)))
+        // Waiting from the start is an outage from the start (before the capture thread runs).
+        if waitingAtStart != nil { inOutage.store(true, ordering: .releasing) }
     }
 
     /// Wakes the analysis for a call to the sink even without audio (a redraw after a resume).
