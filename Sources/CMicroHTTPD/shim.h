@@ -38,18 +38,29 @@ typedef __typeof__(&MHD_destroy_response) CMicroHTTPD_destroy_response_function;
 
 // MHD_start_daemon (at `start_daemon`) is variadic, which Swift cannot call: one fixed option
 // list for a daemon on an already listening socket, with a per-connection notifier, a
-// connection limit and an idle timeout in seconds.
+// connection limit, a limit per client address and a timeout in seconds for a connection
+// that sends or takes nothing.
 static inline struct MHD_Daemon *CMicroHTTPD_start(void *start_daemon, unsigned int flags, int listen_fd,
                                                    MHD_AccessHandlerCallback handler, void *handler_cls,
                                                    MHD_NotifyConnectionCallback notify, void *notify_cls,
-                                                   unsigned int connection_limit, unsigned int timeout_seconds) {
+                                                   unsigned int connection_limit, unsigned int per_address_limit,
+                                                   unsigned int timeout_seconds) {
     __typeof__(&MHD_start_daemon) start = (__typeof__(&MHD_start_daemon))start_daemon;
     return start(flags, 0, NULL, NULL, handler, handler_cls,
                  MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                  MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
                  MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                 MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
                  MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                  MHD_OPTION_END);
+}
+
+// One connection's own timeout (MHD_set_connection_option, at `set_connection_option`, is
+// variadic): seconds it may send or take nothing before it is closed.
+static inline enum MHD_Result CMicroHTTPD_set_timeout(void *set_connection_option, struct MHD_Connection *c,
+                                                      unsigned int timeout_seconds) {
+    __typeof__(&MHD_set_connection_option) set = (__typeof__(&MHD_set_connection_option))set_connection_option;
+    return set(c, MHD_CONNECTION_OPTION_TIMEOUT, timeout_seconds);
 }
 
 // The socket of a connection (MHD_get_connection_info, at `get_connection_info`, is variadic

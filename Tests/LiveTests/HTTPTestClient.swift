@@ -23,17 +23,19 @@ enum HTTP {
         a.sin_port = 0
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ok = withUnsafeMutablePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, len) == 0 && getsockname(s, $0, &len) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(s, $0, len) == 0 && getsockname(s, $0, &len) == 0 }
         }
         guard ok else { throw LiveSetupError("cannot bind a test socket: \(String(cString: strerror(errno)))") }
         return Int(UInt16(bigEndian: a.sin_port))
     }
 
     /// A connected socket to 127.0.0.1:`port` (nil when refused); `receiveBuffer` shrinks
-    /// SO_RCVBUF before connecting (a client that stalls sooner).
-    static func connect(port: Int, receiveBuffer: Int32? = nil) -> Int32? {
+    /// SO_RCVBUF before connecting (a client that stalls sooner); `from`: the client's own
+    /// address (Linux routes all of 127.0.0.0/8 to lo, so 127.0.0.2 is another client).
+    static func connect(port: Int, receiveBuffer: Int32? = nil, from: String? = nil) -> Int32? {
         let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         if var size = receiveBuffer { setsockopt(s, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        if let from, !bind(s, to: from) { close(s); return nil }
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
         a.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -43,6 +45,17 @@ enum HTTP {
         }
         if !ok { close(s); return nil }
         return s
+    }
+
+    /// Binds `s` to `address`, port chosen by the system (bind before connect).
+    static func bind(_ s: Int32, to address: String) -> Bool {
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr(address)
+        a.sin_port = 0
+        return withUnsafePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
 
     static func send(_ s: Int32, _ text: String, body: [UInt8] = []) {
@@ -67,8 +80,8 @@ enum HTTP {
 
     /// One request (`Connection: close`), read to the end.
     static func request(port: Int, _ path: String, method: String = "GET", body: [UInt8]? = nil,
-                        timeout: Double = 10) throws -> HTTPReply {
-        guard let s = connect(port: port) else { throw LiveSetupError("nothing listens on 127.0.0.1:\(port)") }
+                        timeout: Double = 10, from: String? = nil) throws -> HTTPReply {
+        guard let s = connect(port: port, from: from) else { throw LiveSetupError("nothing listens on 127.0.0.1:\(port)") }
         defer { close(s) }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
@@ -175,8 +188,8 @@ final class SSEStream {
     private(set) var closed = false
 
     /// Connects and sends the request; `readHead` waits for the status line and headers.
-    init(port: Int, path: String = "/events", receiveBuffer: Int32? = nil, readHead: Bool = true) throws {
-        guard let s = HTTP.connect(port: port, receiveBuffer: receiveBuffer) else {
+    init(port: Int, path: String = "/events", receiveBuffer: Int32? = nil, readHead: Bool = true, from: String? = nil) throws {
+        guard let s = HTTP.connect(port: port, receiveBuffer: receiveBuffer, from: from) else {
             throw LiveSetupError("nothing listens on 127.0.0.1:\(port)")
         }
         socket = s

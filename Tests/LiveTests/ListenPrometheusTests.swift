@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Waiting
 
 extension LiveSuite.Listen {
     @Test("a real Prometheus server scrapes /metrics: its query API returns the sine's level per channel and up == 1")
@@ -54,5 +55,57 @@ extension LiveSuite.Listen {
         #expect(levels.count == 2, "Prometheus returned \(levels); stderr: \(prom.stderrText.suffix(500))")
         for (c, v) in levels { #expect(abs(v - Self.rms) < 0.05, "channel \(c): \(v)") }
         #expect(up == 1)
+    }
+
+    @Test("a meter that serves says once what it meters and where; /metrics has the silence gauge without --events (no event lines on stdout), the process families moving as they should, and the build's version")
+    func processMetricsAndSilenceGauge() throws {
+        let server = try Live.server()
+        let before = Date().timeIntervalSince1970
+        let m = try Self.startMeter([], server: server)
+        defer { m.stop() }
+        _ = try m.steadyFrame()
+        let said = "pulsemeter: metering \(server.feedSource), serving http://127.0.0.1:\(m.port)/\n"
+        #expect(Wait.until(timeout: 10) { m.process.stderrText == said }, "stderr: \(m.process.stderrText)")
+        let version = try run([try Live.bin(), "--version"]).stdout
+        func scrape() throws -> String {
+            _ = m.drain()
+            let r = try HTTP.request(port: m.port, "/metrics")
+            #expect(r.status == 200)
+            let check = try Self.runWithInput(["promtool", "check", "metrics"], input: r.body)
+            #expect(check.status == 0, "promtool: \(check.stdout) \(check.stderr)")
+            return r.text
+        }
+        let first = try scrape()
+        let source = "source=\"\(server.feedSource)\""
+        #expect(Self.value("pulsemeter_silence{\(source)}", in: first) == 0)
+        #expect(first.contains("pulsemeter_build_info{version=\"\(version.dropFirst("pulsemeter ".count).dropLast())\"} 1\n"),
+                "\(version)")
+        let start = try #require(Self.value("process_start_time_seconds", in: first))
+        #expect(start >= before - 1 && start <= Date().timeIntervalSince1970, "started at \(start), the test at \(before)")
+        let cpu = try #require(Self.value("process_cpu_seconds_total", in: first))
+        #expect(try #require(Self.value("process_resident_memory_bytes", in: first)) > 1_000_000)
+        #expect(try #require(Self.value("process_open_fds", in: first)) >= 4)
+        // The meter works on: its CPU time grows, its start time stays.
+        var later = first
+        let grew = Wait.until(timeout: 20, interval: 0.5) {
+            later = (try? scrape()) ?? later
+            return (Self.value("process_cpu_seconds_total", in: later) ?? 0) > cpu
+        }
+        #expect(grew, "CPU stayed at \(cpu)")
+        #expect(Self.value("process_start_time_seconds", in: later) == start)
+        // The silence detector ran for the gauge only: no event line on stdout, none in the end line.
+        server.stopFeeding(m.feeder)
+        let zeros = server.startFeeding([Int16](repeating: 0, count: 2 * Live.rate * 20), speed: 1)
+        defer { server.stopFeeding(zeros) }
+        #expect(Wait.until(timeout: 15, interval: 0.5) {
+            (try? scrape()).flatMap { Self.value("pulsemeter_silence{\(source)}", in: $0) } == 1
+        }, "the gauge never read 1 after the feed stopped")
+        m.process.signal(SIGTERM)
+        #expect(m.process.wait(timeout: 10) == 0)
+        let rest = m.process.readToEnd(timeout: 5)
+        #expect(!rest.contains { $0.hasPrefix("{\"type\":\"event\"") })
+        let end = try #require(rest.last { $0.hasPrefix("{\"type\":\"end\"") })
+        #expect(!end.contains("silence_seconds"))
+        #expect(m.process.stderrText == said, "said once")
     }
 }

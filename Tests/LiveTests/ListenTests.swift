@@ -102,7 +102,9 @@ extension LiveSuite {
             let deadline = monotonic() + 5
             var metrics = try HTTP.request(port: m.port, "/metrics")
             let feed = "source=\"\(server.feedSource)\""
-            while (Self.value("pulsemeter_rms_dbfs{\(feed),channel=\"0\"}", in: metrics.text) == nil
+            let names = try #require(m.start.object["channel_names"] as? [String])
+            #expect(names.count == 2)
+            while (Self.value("pulsemeter_rms_dbfs{\(feed),channel=\"\(names[0])\"}", in: metrics.text) == nil
                    || (Self.value("pulsemeter_frames_total{\(feed)}", in: metrics.text) ?? 0) < Double(steady.int("pos") ?? 1))
                     && monotonic() < deadline {
                 _ = m.drain()
@@ -114,7 +116,7 @@ extension LiveSuite {
             #expect(check.status == 0, "promtool: \(check.stdout) \(check.stderr)")
             let s = { (series: String) in Self.value(series, in: metrics.text) }
             let source = "source=\"\(server.feedSource)\""
-            for c in 0..<2 {
+            for c in names {
                 let rms = try #require(s("pulsemeter_rms_dbfs{\(source),channel=\"\(c)\"}"), "\(metrics.text)")
                 let peak = try #require(s("pulsemeter_peak_dbfs{\(source),channel=\"\(c)\"}"))
                 #expect(abs(rms - Self.rms) < 0.05 && abs(peak - Self.peak) < 0.05)

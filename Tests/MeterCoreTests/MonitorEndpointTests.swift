@@ -56,9 +56,9 @@ import Testing
         for c in counters { #expect(typed[c] == "counter", "\(c)") }
         let s = Self.samples(text)
         let src = "source=\"vsink.monitor\""
-        #expect(s["pulsemeter_rms_dbfs{\(src),channel=\"0\"}"] == -15.05)
-        #expect(s["pulsemeter_rms_dbfs{\(src),channel=\"1\"}"] == -160)
-        #expect(s["pulsemeter_peak_dbfs{\(src),channel=\"0\"}"] == -12.04)
+        #expect(s["pulsemeter_rms_dbfs{\(src),channel=\"front-left\"}"] == -15.05)
+        #expect(s["pulsemeter_rms_dbfs{\(src),channel=\"front-right\"}"] == -160)
+        #expect(s["pulsemeter_peak_dbfs{\(src),channel=\"front-left\"}"] == -12.04)
         #expect(s["pulsemeter_lufs_momentary{\(src)}"] == -18.2)
         #expect(s["pulsemeter_lufs_integrated{\(src)}"] == -20.5)
         #expect(s["pulsemeter_silence{\(src)}"] == 1)
@@ -67,7 +67,7 @@ import Testing
         #expect(s["pulsemeter_frames_total{\(src)}"] == 4800)
         #expect(s["pulsemeter_dropped_frames_total{\(src)}"] == 160)
         #expect(s["pulsemeter_recorded_frames_total{\(src)}"] == 4000)
-        #expect(s["pulsemeter_clipped_samples_total{\(src),channel=\"0\"}"] == 3)
+        #expect(s["pulsemeter_clipped_samples_total{\(src),channel=\"front-left\"}"] == 3)
         #expect(s["pulsemeter_silence_seconds_total{\(src)}"] == 0.1)  // 4800 frames at 48 kHz, still silent
         #expect(s["pulsemeter_http_clients_dropped_total"] == 0)
     }
@@ -94,7 +94,7 @@ import Testing
         let plain = try Self.exposed(spl: SoundLevelSettings())
         let cal = try Self.exposed(spl: SoundLevelSettings(calibrationDb: 94))
         #expect(plain.count == cal.count && plain.count == 9)
-        let key = "pulsemeter_rms_dbfs{source=\"test\",channel=\"0\"}", peak = "pulsemeter_peak_dbfs{source=\"test\",channel=\"0\"}"
+        let key = "pulsemeter_rms_dbfs{source=\"test\",channel=\"mono\"}", peak = "pulsemeter_peak_dbfs{source=\"test\",channel=\"mono\"}"
         for (a, b) in zip(plain, cal) {
             let sa = Self.samples(a.text), sb = Self.samples(b.text)
             #expect(sb[key] == (b.frame.rmsDb[0] * 100).rounded() / 100, "served as the frame carries it")
@@ -118,6 +118,40 @@ import Testing
         }
         #expect(try level(nil, rms: -30) == [0.5])
         #expect(try level(SoundLevelSettings(calibrationDb: 94), rms: 64) == [0.5])
+    }
+
+    @Test("exposition: the process families as Prometheus' client libraries name them, the build's version, the silence level in the help")
+    func processAndBuild() {
+        var (state, _) = Self.state()
+        state.process = ProcessFigures(residentBytes: 12_345_678, cpuSeconds: 1.234, startTimeSeconds: 1_796_000_000.25, openDescriptors: 9)
+        let text = String(decoding: PrometheusExposition.render(state), as: UTF8.self)
+        let s = Self.samples(text)
+        #expect(s["process_resident_memory_bytes"] == 12_345_678)
+        #expect(s["process_cpu_seconds_total"] == 1.23)
+        #expect(s["process_start_time_seconds"] == 1_796_000_000.25)
+        #expect(s["process_open_fds"] == 9)
+        #expect(text.contains("# TYPE process_cpu_seconds_total counter\n"))
+        #expect(text.contains("# TYPE process_resident_memory_bytes gauge\n"))
+        #expect(text.contains("# HELP pulsemeter_silence 1 while every channel has been below -60 dBFS for 2 s or more.\n"))
+        #expect(s["pulsemeter_build_info"] == nil, "no version given: no build family")
+        let versioned = MonitorState(recording: .none, version: "1.2.3")
+        #expect(String(decoding: PrometheusExposition.render(versioned), as: UTF8.self)
+            .contains("# TYPE pulsemeter_build_info gauge\npulsemeter_build_info{version=\"1.2.3\"} 1\n"))
+    }
+
+    @Test("channel labels: the start line's channel names; a repeated name gets its position")
+    func channelLabels() {
+        #expect(PrometheusExposition.channelLabels(["front-left", "front-right", "lfe"]) == ["front-left", "front-right", "lfe"])
+        #expect(PrometheusExposition.channelLabels(["mono", "mono"]) == ["mono", "mono-2"])
+        let settings = MeterSettings(rate: 48000, channels: 3)
+        var state = MonitorState()
+        var encoder = NDJSONEncoder()
+        let info = StreamInfo(source: "s", settings: settings, live: true, channelNames: ["aux0", "aux1", "aux2"])
+        state.start(info, line: encoder.start(info))
+        let f = MeterFrame(pos: 1600, ts: 1, rmsDb: [-1, -2, -3], peakDb: [-1, -2, -3])
+        state.frame(f, line: encoder.frame(f))
+        let s = Self.samples(String(decoding: PrometheusExposition.render(state), as: UTF8.self))
+        #expect(s["pulsemeter_rms_dbfs{source=\"s\",channel=\"aux2\"}"] == -3)
     }
 
     @Test("exposition: label values escape backslash, quote and line feed; optional families only when on")
@@ -156,6 +190,12 @@ import Testing
         let fromLine = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
         #expect(NSDictionary(dictionary: frame) == NSDictionary(dictionary: fromLine))
         #expect(o["up"] as? Bool == true && o["recording"] as? Bool == true && o["silence"] as? Bool == true)
+        #expect(o["source_lost"] as? Bool == false)
+        var lost = state
+        lost.up = false
+        lost.sourceLost = true
+        let l = try #require(try JSONSerialization.jsonObject(with: Data(StatusDocument.render(lost))) as? [String: Any])
+        #expect(l["up"] as? Bool == false && l["source_lost"] as? Bool == true)
         let counters = try #require(o["counters"] as? [String: Any])
         #expect(counters["frames_total"] as? Int == 4800)
         #expect(counters["dropped_frames_total"] as? Int == 160)
@@ -172,7 +212,7 @@ import Testing
         let line = encoder.device(change)
         state.device(change, line: line)
         let s = Self.samples(String(decoding: PrometheusExposition.render(state), as: UTF8.self))
-        #expect(s["pulsemeter_rms_dbfs{source=\"usb-mic\",channel=\"0\"}"] == -15.05)
+        #expect(s["pulsemeter_rms_dbfs{source=\"usb-mic\",channel=\"front-left\"}"] == -15.05)
         #expect(s["pulsemeter_frames_total{source=\"usb-mic\"}"] == 4800)
         #expect(!s.keys.contains { $0.contains("vsink.monitor") })
         let o = try #require(try JSONSerialization.jsonObject(with: Data(StatusDocument.render(state))) as? [String: Any])
@@ -257,5 +297,25 @@ import Testing
         let page = MeterPage.text
         #expect(!page.contains("http://") && !page.contains("https://") && !page.contains("src=") && !page.contains("<link"))
         #expect(page.contains("new EventSource(\"/events\")") && page.contains("overlay"))
+    }
+}
+
+/// A live run that serves detects silence for the gauge even without event lines; its other
+/// sinks see the run as one without detection.
+@Suite struct WithoutEventsSinkTests {
+    @Test("the events, silence figures and clip totals are gone; levels and positions are the same")
+    func stripsEvents() throws {
+        let x = (0..<(48000 * 3)).map { i in i < 48000 ? Float(0.5 * sin(Double(i) / 7)) : Float(0) }
+        let settings = MeterSettings(rate: 48000, channels: 1, events: EventSettings(silenceMinSeconds: 0.5))
+        let full = CollectingSink(), plain = CollectingSink()
+        try MeterPipeline(settings: ValidSettings(settings)).run(source: ArraySource(rate: 48000, channels: 1, samples: x),
+                                                                  sink: FanOutSink([full, WithoutEventsSink(plain)]))
+        #expect(full.frames.contains { !$0.events.isEmpty }, "the silence is detected")
+        #expect(full.summary?.silenceSeconds != nil && full.info?.settings.events != nil)
+        #expect(plain.frames.allSatisfy { $0.events.isEmpty })
+        #expect(plain.frames.map(\.rmsDb) == full.frames.map(\.rmsDb) && plain.frames.map(\.pos) == full.frames.map(\.pos))
+        #expect(plain.info?.settings.events == nil)
+        let end = try #require(plain.summary)
+        #expect(end.silenceSeconds == nil && end.silences == nil && end.clippedSamples == nil && end.events.isEmpty)
     }
 }

@@ -75,4 +75,11 @@ import MeterCore
         try Self.drive(HookSink(kinds: [], next: journal, submit: { _ in }, settle: { HookTotals() }))
         #expect(journal.calls == Self.expected)
     }
+
+    @Test("WithoutEventsSink forwards every call but the events, idle included")
+    func withoutEventsForwardsAllButEvents() throws {
+        let journal = Journal()
+        try Self.drive(WithoutEventsSink(journal))
+        #expect(journal.calls == Self.expected.filter { !$0.hasPrefix("event") })
+    }
 }

@@ -38,16 +38,24 @@ public struct MonitorState: Sendable {
     public var recordedFrames: Int?
     /// 1 while audio arrives: frames are coming and the source is not in an outage.
     public var up = false
+    /// True while the source is lost (or not there yet at the start) and waited for.
+    public var sourceLost = false
     /// Clients of the event stream dropped for falling behind.
     public var clientsDropped = 0
+    /// The process's own figures (nil: not read).
+    public var process: ProcessFigures?
+
+    /// The version the program prints (`pulsemeter_build_info`); nil: not said.
+    public let version: String?
 
     /// What the run records: nothing, one file or split files (a file is open from the first
     /// frame), or voice-activated takes (a file is open while a take is).
     public enum Recording: Sendable { case none, continuous, takes }
     private let recordingKind: Recording
 
-    public init(recording: Recording = .none) {
+    public init(recording: Recording = .none, version: String? = nil) {
         recordingKind = recording
+        self.version = version
         self.recording = recording == .continuous
     }
 

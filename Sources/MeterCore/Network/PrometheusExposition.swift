@@ -2,19 +2,32 @@
 ///
 /// Every family has its `# HELP` and `# TYPE` line, even before it has a sample. Samples carry
 /// the labels `source` (the device metered now: the start line's, then the latest `device`
-/// line's) and, per channel, `channel` (0-based). Values are
+/// line's) and, per channel, `channel` (the channel's name as the start line's
+/// `channel_names` gives it, e.g. `front-left`; a name that repeats an earlier one gets its
+/// 1-based position after a dash). Values are
 /// the finite, floored figures of the frames (dB with 2 decimals, as in NDJSON), never NaN;
-/// a calibrated run's levels are in its calibrated unit, as the frames' are.
+/// a calibrated run's levels are in its calibrated unit, as the frames' are. Then the process
+/// families every Prometheus client library exports, without labels, and
+/// `pulsemeter_build_info{version}` 1.
 public enum PrometheusExposition {
     /// The `Content-Type` of the body.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     public static func render(_ state: MonitorState) -> [UInt8] {
-        let out = Writer(source: state.source)
+        let out = Writer(source: state.source, channels: channelLabels(state.info?.channelNames ?? []))
         levels(state, into: out)
         gauges(state, into: out)
         counters(state, into: out)
+        process(state, into: out)
         return out.b.bytes
+    }
+
+    /// The `channel` label of each channel: its name, unique within the stream.
+    static func channelLabels(_ names: [String]) -> [String] {
+        var seen = Set<String>()
+        return names.enumerated().map { i, name in
+            seen.insert(name).inserted ? name : "\(name)-\(i + 1)"
+        }
     }
 
     /// The level gauges: RMS and peak per channel (in the calibrated unit of a calibrated run,
@@ -48,8 +61,10 @@ public enum PrometheusExposition {
     /// The state gauges: silence (with events), audio arriving, recording.
     private static func gauges(_ state: MonitorState, into out: Writer) {
         let started = state.source != nil
-        if state.info?.settings.events != nil {
-            out.family("pulsemeter_silence", "gauge", "1 while every channel is below the silence level.")
+        if let settings = state.info?.settings, let events = settings.events {
+            let unit = settings.levelOffsetDb != 0 ? "dB" : "dBFS"
+            out.family("pulsemeter_silence", "gauge",
+                       help: "1 while every channel has been below \(format(events.silenceDb)) \(unit) for \(format(events.silenceMinSeconds)) s or more.")
             out.sample("pulsemeter_silence", state.silent ? 1 : 0)
         }
         out.family("pulsemeter_up", "gauge", "1 while audio arrives from the source.")
@@ -84,17 +99,68 @@ public enum PrometheusExposition {
         out.b.raw("pulsemeter_http_clients_dropped_total "); out.b.int(state.clientsDropped); out.b.byte(10)
     }
 
+    /// The process's own families, as Prometheus' client libraries name them, and the build.
+    private static func process(_ state: MonitorState, into out: Writer) {
+        if let p = state.process {
+            out.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.")
+            out.unlabelled("process_resident_memory_bytes", p.residentBytes)
+            out.family("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.")
+            out.unlabelled("process_cpu_seconds_total", p.cpuSeconds, decimals: 2)
+            out.family("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.")
+            out.unlabelled("process_start_time_seconds", p.startTimeSeconds, decimals: 2)
+            out.family("process_open_fds", "gauge", "Number of open file descriptors.")
+            out.unlabelled("process_open_fds", p.openDescriptors)
+        }
+        if let version = state.version {
+            out.family("pulsemeter_build_info", "gauge", "Always 1, labelled with the version of pulsemeter that serves.")
+            out.b.raw("pulsemeter_build_info{version=\"")
+            labelValue(version, into: out.b)
+            out.b.raw("\"} 1\n")
+        }
+    }
+
+    /// A threshold as the help text gives it: up to 2 decimals, no trailing zeros.
+    private static func format(_ v: Double) -> String {
+        let b = JSONLineBuilder(capacity: 32)
+        b.number(v, decimals: 2)
+        var text = String(decoding: b.bytes, as: UTF8.self)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return text
+    }
+
     /// The body being written: families (`# HELP`, `# TYPE`) and samples with their labels.
     private final class Writer {
         let b = JSONLineBuilder(capacity: 4096)
         /// The `source` label's value; nil before the start line.
         let source: String?
+        /// The `channel` label's value of each channel.
+        let channels: [String]
 
-        init(source: String?) { self.source = source }
+        init(source: String?, channels: [String]) {
+            self.source = source
+            self.channels = channels
+        }
 
         func family(_ name: StaticString, _ type: StaticString, _ help: StaticString) {
             b.raw("# HELP "); b.raw(name); b.byte(32); b.raw(help); b.byte(10)
             b.raw("# TYPE "); b.raw(name); b.byte(32); b.raw(type); b.byte(10)
+        }
+
+        /// A family whose help is made at run time (no backslash or line feed in it).
+        func family(_ name: StaticString, _ type: StaticString, help: String) {
+            b.raw("# HELP "); b.raw(name); b.byte(32); b.append(Array(help.utf8)); b.byte(10)
+            b.raw("# TYPE "); b.raw(name); b.byte(32); b.raw(type); b.byte(10)
+        }
+
+        func unlabelled(_ name: StaticString, _ v: Int) {
+            b.raw(name); b.byte(32); b.int(v); b.byte(10)
+        }
+
+        func unlabelled(_ name: StaticString, _ v: Double, decimals: Int) {
+            b.raw(name); b.byte(32); b.number(v.isFinite ? v : 0, decimals: decimals); b.byte(10)
         }
 
         func labels(channel: Int?) {
@@ -108,7 +174,11 @@ public enum PrometheusExposition {
             if let channel {
                 if source != nil { b.byte(UInt8(ascii: ",")) }
                 b.raw("channel=\"")
-                b.int(channel)
+                if channel < channels.count {
+                    PrometheusExposition.labelValue(channels[channel], into: b)
+                } else {
+                    b.int(channel)
+                }
                 b.byte(UInt8(ascii: "\""))
             }
             b.byte(UInt8(ascii: "}"))

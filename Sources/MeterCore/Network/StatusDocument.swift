@@ -1,10 +1,10 @@
 /// The /status body: one JSON object with the `start` line(s), the latest `frame` line and,
 /// once the device changed, the latest `device` line, as the NDJSON output writes them, the
-/// state gauges, and the counters of /metrics (the same
+/// state gauges (`source_lost`: the source is gone, or not there yet, and waited for), and the counters of /metrics (the same
 /// names without the `pulsemeter_` prefix).
 ///
 /// ```
-/// {"start":[{"type":"start",...}],"frame":{"type":"frame",...},"up":true,"recording":false,
+/// {"start":[{"type":"start",...}],"frame":{"type":"frame",...},"up":true,"source_lost":false,"recording":false,
 ///  "silence":false,"ended":false,"counters":{"frames_total":4800,...}}
 /// ```
 public enum StatusDocument {
@@ -22,6 +22,7 @@ public enum StatusDocument {
             b.append(line)
         }
         b.field("up", state.up)
+        b.field("source_lost", state.sourceLost)
         b.field("recording", state.recording)
         if state.info?.settings.events != nil { b.field("silence", state.silent) }
         b.field("ended", state.ended)

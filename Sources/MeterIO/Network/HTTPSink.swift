@@ -6,50 +6,54 @@ import MeterCore
 public final class HTTPSink: FrameSink {
     public let server: MonitorHTTPServer
     private let lines = LineCollector()
-    private let ndjson: NDJSONSink
+    /// The lines are written as the run's output writes them: without event lines when the
+    /// events are detected for the silence gauge only (`WithoutEventsSink`).
+    private let ndjsonLines: any FrameSink
 
     /// `levelFloorDb`: the floor of the frames' `level`, as the run's own NDJSON has it, so
-    /// /events carries exactly the lines `-f ndjson` prints.
-    public init(server: MonitorHTTPServer, levelFloorDb: Double? = nil) {
+    /// /events carries exactly the lines `-f ndjson` prints. `eventLines` false: the run
+    /// detects events for /metrics and /status only; its lines (and /events) have none.
+    public init(server: MonitorHTTPServer, levelFloorDb: Double? = nil, eventLines: Bool = true) {
         self.server = server
-        ndjson = NDJSONSink(output: lines, levelFloorDb: levelFloorDb)
+        let ndjson = NDJSONSink(output: lines, levelFloorDb: levelFloorDb)
+        ndjsonLines = eventLines ? ndjson : WithoutEventsSink(ndjson)
     }
 
     public func start(_ info: StreamInfo) throws {
-        try ndjson.start(info)
+        try ndjsonLines.start(info)
         let written = lines.take()
         server.publish(written, frame: false) { $0.start(info, line: written.first ?? []) }
     }
 
     public func frame(_ frame: MeterFrame) throws {
-        try ndjson.frame(frame)
+        try ndjsonLines.frame(frame)
         let written = lines.take()
         server.publish(written, frame: true) { $0.frame(frame, line: written.first ?? []) }
     }
 
     public func gap(_ gap: StreamGap) throws {
-        try ndjson.gap(gap)
+        try ndjsonLines.gap(gap)
         server.publish(lines.take(), frame: false) { $0.gap(gap) }
     }
 
     public func device(_ change: DeviceChange) throws {
-        try ndjson.device(change)
+        try ndjsonLines.device(change)
         let written = lines.take()
         server.publish(written, frame: false) { $0.device(change, line: written.first ?? []) }
     }
 
     public func file(_ event: RecordingFileEvent) throws {
-        try ndjson.file(event)
+        try ndjsonLines.file(event)
         server.publish(lines.take(), frame: false) { $0.file(event) }
     }
 
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
-        try ndjson.event(event, ts: ts, stream: stream)
+        try ndjsonLines.event(event, ts: ts, stream: stream)
         server.publish(lines.take(), frame: false) { _ in }
     }
 
     public func end(_ summary: StreamSummary) throws {
-        try ndjson.end(summary)
+        try ndjsonLines.end(summary)
         server.publish(lines.take(), frame: false) { $0.end(summary) }
     }
 

@@ -88,6 +88,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     final class Library: @unchecked Sendable {
         let startDaemon: UnsafeMutableRawPointer
         let getConnectionInfo: UnsafeMutableRawPointer
+        let setConnectionOption: UnsafeMutableRawPointer
         let stopDaemon: CMicroHTTPD_stop_daemon_function
         let suspend: CMicroHTTPD_suspend_connection_function
         let resume: CMicroHTTPD_resume_connection_function
@@ -118,6 +119,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
             }
             startDaemon = try find("MHD_start_daemon")
             getConnectionInfo = try find("MHD_get_connection_info")
+            setConnectionOption = try find("MHD_set_connection_option")
             stopDaemon = try find("MHD_stop_daemon", as: CMicroHTTPD_stop_daemon_function.self)
             suspend = try find("MHD_suspend_connection", as: CMicroHTTPD_suspend_connection_function.self)
             resume = try find("MHD_resume_connection", as: CMicroHTTPD_resume_connection_function.self)
@@ -134,14 +136,20 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     private let library: Library
     private var daemon: OpaquePointer?
     private let handler: (Request) -> Response
+    /// A connection's timeout once its request arrived (seconds).
+    private let idleTimeout: UInt32
     /// Connections open now (from `CMicroHTTPD_CONNECTION_NOTIFY_STARTED` / `_CLOSED`).
     private let open = Atomic<Int>(0)
     var openConnections: Int { open.load(ordering: .acquiring) }
 
     /// Starts serving on `socket`. `connectionLimit` connections at most are accepted
-    /// (`MHD_OPTION_CONNECTION_LIMIT`); one silent for `idleTimeoutSeconds` is closed.
-    init(socket: ListeningSocket, connectionLimit: Int, idleTimeoutSeconds: Int,
-         handler: @escaping (Request) -> Response) throws(ListeningSocket.Failure) {
+    /// (`MHD_OPTION_CONNECTION_LIMIT`), `perAddressLimit` from one client address
+    /// (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`; the next is closed at once). A new connection
+    /// whose request headers have not all arrived within `headerTimeoutSeconds` is closed
+    /// (`MHD_OPTION_CONNECTION_TIMEOUT`); once a request arrived, the connection may stay
+    /// silent for `idleTimeoutSeconds` (its own timeout, `MHD_set_connection_option`).
+    init(socket: ListeningSocket, connectionLimit: Int, perAddressLimit: Int, headerTimeoutSeconds: Int,
+         idleTimeoutSeconds: Int, handler: @escaping (Request) -> Response) throws(ListeningSocket.Failure) {
         switch Library.loaded {
         case .success(let l): library = l
         case .failure(let f):
@@ -149,17 +157,19 @@ final class MicroHTTPDaemon: @unchecked Sendable {
                                           reason: "libmicrohttpd could not be loaded (\(f.reason))")
         }
         self.handler = handler
+        idleTimeout = UInt32(idleTimeoutSeconds)
         let me = Unmanaged.passUnretained(self).toOpaque()
         let d = CMicroHTTPD_start(library.startDaemon, CMicroHTTPD_DAEMON_FLAGS, socket.take(), { cls, connection, url, method, _, _, _, _ in
             let me = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls!).takeUnretainedValue()
             guard let connection, let url, let method else { return CMicroHTTPD_NO }
+            _ = CMicroHTTPD_set_timeout(me.library.setConnectionOption, connection, me.idleTimeout)
             let request = Request(method: String(cString: method), path: String(cString: url),
                                   connection: Connection(raw: connection, library: me.library))
             return me.queue(me.handler(request), on: connection)
         }, me, { cls, _, _, code in
             let me = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls!).takeUnretainedValue()
             me.open.add(code == CMicroHTTPD_CONNECTION_NOTIFY_STARTED ? 1 : -1, ordering: .acquiringAndReleasing)
-        }, me, UInt32(connectionLimit), UInt32(idleTimeoutSeconds))
+        }, me, UInt32(connectionLimit), UInt32(perAddressLimit), UInt32(headerTimeoutSeconds))
         guard let d else {
             throw ListeningSocket.Failure(host: socket.host, port: socket.port, reason: "the HTTP daemon did not start")
         }

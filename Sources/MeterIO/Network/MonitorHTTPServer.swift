@@ -23,13 +23,19 @@ public struct LiveProgress: Sendable {
 /// daemon's thread; a ticker thread drops (and counts) a client more than `maxLagSeconds`
 /// behind, cutting its socket even while its send buffer is full, and sends idle streams a
 /// keep-alive comment each second (so a vanished client is noticed). More than `maxClients`
-/// connections at once get 503.
+/// connections at once get 503; one address holds at most `maxConnectionsPerAddress`, and a
+/// connection that has not sent its request headers within `headerTimeoutSeconds` is closed.
 ///
 /// Thread-safety invariant for `@unchecked Sendable`: all shared mutable state is in
 /// `shared` (a `Locked`); `daemon` is set once in `init`; the rest is immutable.
 public final class MonitorHTTPServer: @unchecked Sendable {
     public static let maxClients = 64
     public static let maxLagSeconds = 2.0
+    /// Connections one client address may hold at once (the next is refused), and the
+    /// seconds a new connection has to send its request headers: clients that hold
+    /// connections half-open cannot take the slots of others.
+    public static let maxConnectionsPerAddress = 8
+    public static let headerTimeoutSeconds = 5
     /// Lines the backlog holds (the bound of every client's queue).
     static let backlogLines = 4096
 
@@ -61,13 +67,16 @@ public final class MonitorHTTPServer: @unchecked Sendable {
     private let clientGone = Wakeup()
 
     /// Starts serving on `socket` at once (requests before the run starts see no stream yet).
-    public init(socket: ListeningSocket, recording: MonitorState.Recording,
+    /// `version`: the program's, for `pulsemeter_build_info`.
+    public init(socket: ListeningSocket, recording: MonitorState.Recording, version: String? = nil,
                 progress: @escaping @Sendable () -> LiveProgress) throws(ListeningSocket.Failure) {
         host = socket.host
         port = socket.port
-        shared = Locked(Shared(state: MonitorState(recording: recording)))
+        shared = Locked(Shared(state: MonitorState(recording: recording, version: version)))
         self.progress = progress
-        daemon = try MicroHTTPDaemon(socket: socket, connectionLimit: Self.maxClients + 16, idleTimeoutSeconds: 30) {
+        daemon = try MicroHTTPDaemon(socket: socket, connectionLimit: Self.maxClients + 16,
+                                     perAddressLimit: Self.maxConnectionsPerAddress,
+                                     headerTimeoutSeconds: Self.headerTimeoutSeconds, idleTimeoutSeconds: 30) {
             [unowned self] request in respond(to: request)
         }
         do {
@@ -152,8 +161,10 @@ public final class MonitorHTTPServer: @unchecked Sendable {
         case .notFound: return text(404, "not found: try /, /metrics, /events or /status\n")
         case .methodNotAllowed: return text(405, "only GET and HEAD\n", [("Allow", "GET, HEAD")])
         case .metrics:
+            var state = snapshot()
+            state.process = ProcessStatistics.current()
             return .init(status: 200, headers: common + [("Content-Type", PrometheusExposition.contentType)],
-                         body: .bytes(PrometheusExposition.render(snapshot())))
+                         body: .bytes(PrometheusExposition.render(state)))
         case .status:
             return .init(status: 200, headers: common + [("Content-Type", "application/json")],
                          body: .bytes(StatusDocument.render(snapshot())))
@@ -187,6 +198,7 @@ public final class MonitorHTTPServer: @unchecked Sendable {
             state.recordedFrames = p.recordedFrames
             let fps = state.info?.settings.fps ?? 30
             state.up = !p.outage && !state.ended && s.lastFrameAt.map { now - $0 < max(1, 3 / fps) } == true
+            state.sourceLost = p.outage && !state.ended
             return state
         }
     }

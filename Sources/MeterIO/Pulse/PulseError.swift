@@ -22,3 +22,23 @@ public enum PulseError: Error, Equatable, Sendable {
     /// The source of a live run went away mid-run (and the run does not wait for it).
     case sourceLost(source: String, server: String, reason: String)
 }
+
+extension PulseError {
+    /// True when the server or the device is not there (yet): what `--reconnect` waits for.
+    var isAbsence: Bool {
+        switch self {
+        case .cannotConnect, .noSuchDevice, .noAnswer: return true
+        default: return false
+        }
+    }
+
+    /// Why, in libpulse's words where it has them, for a `source_lost` event.
+    var absenceReason: String {
+        switch self {
+        case .cannotConnect(_, let reason): return reason
+        case .noSuchDevice: return "No such entity"
+        case .noAnswer: return "Timeout"
+        default: return "\(self)"
+        }
+    }
+}

@@ -29,7 +29,8 @@ extension LiveMeterSession {
                     fail(options.lossError(source: sourceName, reason: stream?.lastError ?? "\(error)"))
                     break
                 }
-                let reason = stream.map(\.lastError).flatMap { $0.isEmpty ? nil : $0 } ?? "\(error)"
+                let reason = stream.map(\.lastError).flatMap { $0.isEmpty ? nil : $0 }
+                    ?? (pos == 0 ? waitingAtStart?.absenceReason : nil) ?? "\(error)"
                 guard reconnectAfterLoss(at: pos, reason: options.lossReason(reason)) else { break }
                 stops.reset()
                 continue
@@ -99,6 +100,10 @@ extension LiveMeterSession {
             if let s = try? options.openCapture(fragmentFrames: chunkFrames, cancellation: cancellation) {
                 stream = s
                 gaps.push(StreamGap(pos: pos, startTs: start, endTs: unixSeconds()))
+                // A source waited for from the start, given as a default: the device it is now.
+                if waitingAtStart != nil, let name = s.captureName, name != sourceName {
+                    deviceChanges.push(DeviceChange(pos: pos, ts: unixSeconds(), source: name))
+                }
                 return true
             }
             pause.wait(seconds: delay)  // the back-off; a stop request ends it at once

@@ -36,6 +36,9 @@ final class LiveMeterSession: @unchecked Sendable {
     let channelNames: [String]
     /// Frames per capture read and per ring chunk.
     let chunkFrames: Int
+    /// With `reconnect`: why the source could not be opened at the start (no server, no such
+    /// device yet); the capture thread then waits for it as for a lost one. Nil: it opened.
+    let waitingAtStart: PulseError?
 
     var stream: (any LiveCapture)?
     /// The recording's files (one, split, or takes), written by the recorder thread.
@@ -119,10 +122,18 @@ final class LiveMeterSession: @unchecked Sendable {
         }
         let chunkFrames = Self.chunkFrames(hop: s.hop, rate: s.rate)
         self.chunkFrames = chunkFrames
-        let stream = try options.openCapture(fragmentFrames: chunkFrames, devices: devices, cancellation: cancellation)
+        var stream: (any LiveCapture)?
+        do {
+            stream = try options.openCapture(fragmentFrames: chunkFrames, devices: devices, cancellation: cancellation)
+            waitingAtStart = nil
+        } catch let e as PulseError where options.reconnect && options.url == nil && e.isAbsence {
+            // Not there yet (a service started before its sound server): waited for as a lost
+            // source is, by the capture thread; the start line names the source as given.
+            waitingAtStart = e
+        }
         self.stream = stream
-        sourceName = stream.captureName ?? options.device ?? "default"
-        channelNames = stream.channelNames
+        sourceName = stream?.captureName ?? options.device ?? "default"
+        channelNames = stream?.channelNames ?? ChannelNames.waveDefault(channels: s.channels)
         if let path = options.recordPath, let format {
             var plan = RecordingPlan(path: path, mode: options.recordMode)
             plan.replaceExisting = options.replaceRecording
@@ -141,6 +152,8 @@ final class LiveMeterSession: @unchecked Sendable {
         let recordSlots = max(200, min(Int(10 / seconds) + 1, (24 << 20) / slotBytes))  // ~10 s, at most ~24 MB
         recorder = options.recordPath == nil ? nil : ChunkHandoff(slots: recordSlots, slotCapacity: slot)
         recorderBatch = max(1, min(recordSlots / 4, Int(0.25 / seconds)))
+        // Waiting from the start is an outage from the start (before the capture thread runs).
+        if waitingAtStart != nil { inOutage.store(true, ordering: .releasing) }
     }
 
     /// Wakes the analysis for a call to the sink even without audio (a redraw after a resume).

@@ -54,6 +54,16 @@ public final class MeterSession: @unchecked Sendable {
         }, cancellation: cancellation)
     }
 
+    /// The names the live sources are metered under (their `start` lines' `source`: a default
+    /// resolved to its name, a URL without its password); empty for sample sources.
+    public var liveSourceNames: [String] { live?.sessions.map(\.sourceName) ?? [] }
+
+    /// The live sources not there at the start, each with why (`reconnect`: waited for as a
+    /// lost one is); empty when every source opened.
+    public var waitingAtStart: [(source: String, reason: PulseError)] {
+        live?.sessions.compactMap { s in s.waitingAtStart.map { (s.sourceName, $0) } } ?? []
+    }
+
     /// A live run's figures beyond its lines (recorded frames, outage), from any thread; nil
     /// for sample sources.
     public var liveProgress: LiveProgress? { live?.progress }

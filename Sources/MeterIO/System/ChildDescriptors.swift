@@ -29,7 +29,7 @@ final class ChildDescriptors {
         }
         // Descriptors of ours that are not close-on-exec (a library's) are closed in the child,
         // after the dup2s above: it gets 0, 1 and 2 only.
-        for fd in Self.openDescriptors() where fd > 2 {
+        for fd in ProcessStatistics.openDescriptors() where fd > 2 {
             posix_spawn_file_actions_addclose(&actions, fd)
         }
     }
@@ -70,20 +70,5 @@ final class ChildDescriptors {
         guard pipe(&fds) == 0 else { throw ChildProcess.SpawnFailure(code: errno) }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return (fds[0], fds[1])
-    }
-
-    /// The descriptors open in this process (/proc/self/fd).
-    private static func openDescriptors() -> [Int32] {
-        guard let dir = opendir("/proc/self/fd") else { return [] }
-        defer { closedir(dir) }
-        let own = dirfd(dir)
-        var fds: [Int32] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if let fd = Int32(name), fd != own { fds.append(fd) }
-        }
-        return fds
     }
 }

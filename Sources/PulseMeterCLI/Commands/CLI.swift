@@ -153,6 +153,9 @@ public enum CLI {
         try? FileDescriptorOutput.standardError.write(Array(("pulsemeter: " + SafeText.terminal(message) + "\n").utf8))
     }
 
+    /// A line on stderr saying what the run does (no warning, no error).
+    static func note(_ message: String) { error(message) }
+
     /// A warning line on stderr.
     static func warn(_ message: String) { error("warning: " + message) }
 }

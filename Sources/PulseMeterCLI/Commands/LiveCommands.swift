@@ -69,6 +69,7 @@ enum LiveCommands {
         let session = try MeterSession(SessionDescription(sources: all.map { .init(live: $0) }), cancellation: cancellation,
                                        devices: devices, continuations: Signals.continuations)
         devices = nil  // the first stream holds the connection now
+        for (source, reason) in session.waitingAtStart { CLI.note(ErrorWording.waiting(for: source, reason)) }
         let mode = all[0].recordMode
         var sink: any FrameSink
         var ansi: AnsiLiveSink?
@@ -88,7 +89,11 @@ enum LiveCommands {
         var server: MonitorHTTPServer?
         if let listening {
             server = try httpServer(listening, record: record, mode: mode, session: session)
-            sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor)])
+            // Events detected only for the silence gauge reach no other sink.
+            let eventLines = MeterOptions.eventLines(a)
+            if !eventLines { sink = WithoutEventsSink(sink) }
+            sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor, eventLines: eventLines)])
+            CLI.note(serving(session.liveSourceNames.first ?? url?.shown ?? "default", listening))
         }
         defer { server?.finish() }
         let (runner, fullSink) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
@@ -142,6 +147,11 @@ enum LiveCommands {
         return ansi
     }
 
+    /// The one stderr line of a run that serves: what it meters, and where.
+    static func serving(_ source: String, _ listening: ListeningSocket) -> String {
+        "metering \(source), serving http://\(ListenOptions.display(host: listening.host, port: listening.port))/"
+    }
+
     /// `--listen`: the HTTP server beside the run's other sinks, on the socket already bound.
     static func httpServer(_ listening: ListeningSocket, record: FilePath?, mode: RecordingPlan.Mode,
                            session: MeterSession) throws -> MonitorHTTPServer {
@@ -152,7 +162,9 @@ enum LiveCommands {
         default: recording = .continuous
         }
         do {
-            return try MonitorHTTPServer(socket: listening, recording: recording) { [session] in session.liveProgress! }
+            return try MonitorHTTPServer(socket: listening, recording: recording, version: CLI.version) { [session] in
+                session.liveProgress!
+            }
         } catch {
             throw ListenOptions.unavailable(error)
         }

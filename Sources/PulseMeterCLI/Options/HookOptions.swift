@@ -46,7 +46,9 @@ enum HookOptions {
     /// recording's file name (by stream index, 0 with one source).
     static func attach(_ a: ParsedArguments, to sink: any FrameSink, stop: Cancellation,
                        recordings: [Int: String] = [:]) throws -> (HookRunner?, any FrameSink) {
-        guard let kinds = try kinds(a), let command = a.string("exec") else { return (nil, sink) }
+        guard var kinds = try kinds(a), let command = a.string("exec") else { return (nil, sink) }
+        // Events detected for the silence gauge only run no hook.
+        if !MeterOptions.eventLines(a) { kinds = kinds.filter { !$0.isEvent } }
         let runner = try HookRunner(command: command, stop: stop, report: { report in
             switch report {
             case .dropping: CLI.warn(word(report))

@@ -139,10 +139,17 @@ enum MeterOptions {
         return v
     }
 
+    /// True when the run's lines include events: `--events`, or `--exec-on` naming one.
+    static func eventLines(_ a: ParsedArguments) -> Bool {
+        a.flag("events") || HookOptions.impliesEvents(a)
+    }
+
     /// --events and its thresholds; the thresholds alone are a mistake (they would do nothing).
-    /// `--exec-on` naming an event turns events on as --events does.
+    /// `--exec-on` naming an event turns events on as --events does; `--listen` detects them
+    /// too, for the `pulsemeter_silence` gauge, by the same thresholds (its lines then have
+    /// no events: `eventLines`).
     static func events(_ a: ParsedArguments, _ s: MeterSettings) throws(PulsemeterError) -> EventSettings? {
-        guard a.flag("events") || HookOptions.impliesEvents(a) else {
+        guard eventLines(a) || a.has("listen") else {
             for key in ["silence-db", "silence-min", "clip-db"] where a.has(key) {
                 throw PulsemeterError(.usage, "--\(key) sets a threshold of --events; add --events to get event lines")
             }

@@ -134,6 +134,18 @@ enum ErrorWording {
         }
     }
 
+    /// The one stderr line of a run that waits for its source from the start (`--reconnect`).
+    static func waiting(for source: String, _ e: PulseError) -> String {
+        let fact: String
+        switch e {
+        case .cannotConnect(let server, let reason): fact = "cannot connect to \(server) (\(reason))"
+        case .noSuchDevice(_, let name, let server): fact = "no source named \(name) on \(server) yet"
+        case .noAnswer(let server): fact = "\(server) did not answer"
+        default: fact = pulse(e).message
+        }
+        return "waiting for \(source) (--reconnect): \(fact); metering starts when it is there"
+    }
+
     /// An input that cannot be read: 66 missing or unreadable, 65 not decodable, 74 a failed
     /// read, 73 no room to hold stdin.
     static func input(_ e: InputError) -> PulsemeterError {

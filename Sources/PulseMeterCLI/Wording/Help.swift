@@ -175,7 +175,7 @@ enum Help {
           pulsemeter -d @DEFAULT_MONITOR@ --bands 32
           pulsemeter -d @DEFAULT_MONITOR@ --target -23
           pulsemeter -f ndjson --fps 10 | jq -c '.rms_db'
-          pulsemeter -d @DEFAULT_MONITOR@ --events --loudness --listen 9100
+          pulsemeter -d @DEFAULT_MONITOR@ --events --loudness --listen 9412
           pulsemeter --url http://radio.example:8000/live.mp3 --events --reconnect
 
         """,
