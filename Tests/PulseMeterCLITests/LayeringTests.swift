@@ -9,7 +9,9 @@ import Testing
 ///   CLI decides the status;
 /// - the CLI imports no C module and calls no C function itself: what it needs of the
 ///   process comes from MeterIO;
-/// - no comment anywhere cites a document or an issue tracker that is not in the repository.
+/// - no comment anywhere cites a document or an issue tracker that is not in the repository;
+/// - every run's sinks are reached through the session, which checks the threading rule in
+///   debug builds (`ThreadCheckedSink`), and no command calls a sink itself.
 @Suite struct LayeringTests {
     /// Every Swift file of `layer` (a folder under Sources/), as (path under Sources, lines).
     static func files(_ layer: String) throws -> [(name: String, lines: [Substring])] {
@@ -55,6 +57,21 @@ import Testing
                 for (n, line) in lines.enumerated() where Self.isComment(line) {
                     #expect(line.firstMatch(of: status) == nil, "\(name):\(n + 1) gives an exit status: \(line)")
                 }
+            }
+        }
+    }
+
+    /// Sinks are called by a session only: `MeterSession.run(into:)` wraps them in the debug
+    /// check, and no file of the CLI calls a sink's `start`, `frame` or `end` (the calls would
+    /// escape the check).
+    @Test func everySinkCallGoesThroughTheSessionsThreadCheck() throws {
+        let session = try Self.files("MeterIO").first { $0.name.hasSuffix("/MeterSession.swift") }
+        let run = try #require(session).lines.drop { !$0.contains("public func run(into sinks") }.prefix(6)
+        #expect(run.contains { $0.contains("ThreadCheckedSink(") }, "\(run.joined(separator: "\n"))")
+        let call = try Regex(#"\b[a-z][A-Za-z]*[Ss]ink[!?]?\.(start|frame|end|gap|device|file|event|idle)\("#)
+        for (name, lines) in try Self.files("PulseMeterCLI") {
+            for (n, line) in lines.enumerated() where !Self.isComment(line) {
+                #expect(line.firstMatch(of: call) == nil, "\(name):\(n + 1) calls a sink itself: \(line)")
             }
         }
     }

@@ -75,7 +75,10 @@ public final class MeterSession: @unchecked Sendable {
     /// this order; the summaries, in source order. Throws the first error of a source or a sink.
     @discardableResult
     public func run(into sinks: [any FrameSink]) throws -> [StreamSummary] {
-        let sink = sinks.count == 1 ? sinks[0] : FanOutSink(sinks)
+        var sink = sinks.count == 1 ? sinks[0] : FanOutSink(sinks)
+        #if DEBUG
+        sink = ThreadCheckedSink(sink, rule: (live?.sessions.count ?? 1) > 1 ? .oneAtATime : .oneThread)
+        #endif
         if let live { return try live.run(sink: sink) }
         let sources = description.sources
         if sources.count == 1, case .played(let played) = sources[0].input {
