@@ -18,4 +18,5 @@ public final class FanOutSink: FrameSink {
         for s in sinks { try s.event(event, ts: ts, stream: stream) }
     }
     public func end(_ summary: StreamSummary) throws { for s in sinks { try s.end(summary) } }
+    public func flush() throws { for s in sinks { try s.flush() } }
 }

@@ -185,4 +185,13 @@ public protocol FrameSink: AnyObject {
     /// at `ts` (Unix time); frames carry every other event.
     func event(_ event: MeterEvent, ts: Double, stream: Int?) throws
     func end(_ summary: StreamSummary) throws
+    /// Writes out what the sink has gathered and not yet written (`NDJSONSink` gathering its
+    /// lines into fewer writes); a sink that forwards lines forwards this too. `analyze`'s
+    /// output thread calls it each time it has written everything queued so far.
+    func flush() throws
+}
+
+extension FrameSink {
+    /// Nothing gathered: every line is written as it comes.
+    public func flush() throws {}
 }

@@ -34,6 +34,8 @@ public final class ProgressSink: FrameSink {
     public func file(_ event: RecordingFileEvent) throws { try base.file(event) }
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try base.event(event, ts: ts, stream: stream) }
 
+    public func flush() throws { try base.flush() }
+
     public func end(_ summary: StreamSummary) throws {
         line.clear()
         try base.end(summary)
