@@ -27,6 +27,7 @@ extension LiveSuite {
             func file(_ event: RecordingFileEvent) throws {}
             func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
             func idle(outage: Bool, stream: Int?) throws {}
+            func flush() throws {}
             func end(_ summary: StreamSummary) throws { self.summary = summary }
         }
 
@@ -95,6 +96,7 @@ extension LiveSuite {
             func file(_ event: RecordingFileEvent) throws { calls.append(("file", event.stream)) }
             func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { calls.append(("event", stream)) }
             func idle(outage: Bool, stream: Int?) throws {}
+            func flush() throws {}
             func end(_ summary: StreamSummary) throws { calls.append(("end", summary.stream)) }
         }
 

@@ -37,6 +37,7 @@ import Testing
             func file(_ event: RecordingFileEvent) throws { try inner.file(event) }
             func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try inner.event(event, ts: ts, stream: stream) }
             func idle(outage: Bool, stream: Int?) throws { try inner.idle(outage: outage, stream: stream) }
+            func flush() throws { try inner.flush() }
             func end(_ summary: StreamSummary) throws {
                 var s = summary
                 #expect(s.bandsDb == nil, "deferred: the mean is the DeferredBands' to give")

@@ -28,6 +28,7 @@ final class CollectingSink: FrameSink {
     func file(_ event: RecordingFileEvent) throws {}
     func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
     func idle(outage: Bool, stream: Int?) throws {}
+    func flush() throws {}
     func end(_ summary: StreamSummary) throws { self.summary = summary }
 }
 

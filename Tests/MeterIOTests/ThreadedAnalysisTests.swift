@@ -28,7 +28,8 @@ import Testing
     @Test func readAheadDeliversEveryFrameInOrder() throws {
         let src = ReadAheadSource(CountingSource(total: 100_000), blockFrames: 1000, blocks: 3)
         var expected = 0
-        while try src.withNextBlock({ block, n in
+        while try src.withNextBlock({ samples, n in
+            guard case .float(let block) = samples else { Issue.record("a Float source lends Floats"); return }
             for i in 0..<n {
                 #expect(block[2 * i] == Float(expected) && block[2 * i + 1] == -Float(expected))
                 expected += 1
@@ -80,6 +81,7 @@ import Testing
         func file(_ event: RecordingFileEvent) throws {}
         func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
         func idle(outage: Bool, stream: Int?) throws {}
+        func flush() throws {}
         func end(_ summary: StreamSummary) throws { ended = true }
     }
 

@@ -40,6 +40,8 @@ public final class FileLinesSink: FrameSink {
     }
 
     public func idle(outage: Bool, stream: Int?) throws {}
+    /// Each line is collected as it comes.
+    public func flush() throws {}
 
     public func end(_ summary: StreamSummary) throws {
         var s = summary

@@ -81,6 +81,8 @@ public final class HookSink: FrameSink {
 
     /// The end's events are handed over before `next` writes their lines: the last stream's
     /// end waits for their hooks too.
+    public func flush() throws { try next.flush() }
+
     public func end(_ summary: StreamSummary) throws {
         for e in summary.events { handEvent(e, ts: nil, stream: summary.stream) }
         open -= 1

@@ -19,4 +19,5 @@ public final class FanOutSink: FrameSink {
     }
     public func idle(outage: Bool, stream: Int?) throws { for s in sinks { try s.idle(outage: outage, stream: stream) } }
     public func end(_ summary: StreamSummary) throws { for s in sinks { try s.end(summary) } }
+    public func flush() throws { for s in sinks { try s.flush() } }
 }

@@ -189,4 +189,9 @@ public protocol FrameSink: AnyObject {
     /// source with no audio, as on its lines. A wrapper forwards it like every other call.
     func idle(outage: Bool, stream: Int?) throws
     func end(_ summary: StreamSummary) throws
+    /// Writes out what the sink has gathered and not yet written (`NDJSONSink` gathering its
+    /// lines into fewer writes); a sink that forwards lines forwards this too (no default: a
+    /// wrapper that forgot it would hold `analyze`'s lines to the end). `analyze`'s output
+    /// thread calls it each time it has written everything queued so far.
+    func flush() throws
 }

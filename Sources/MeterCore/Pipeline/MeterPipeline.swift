@@ -13,16 +13,21 @@ public final class MeterPipeline {
     public private(set) var dropped = 0
 
     let channels: Int
-    private var meters: [RollingSquareSum]
-    /// With two or more channels: the rolling squares of L + R and L - R over the window, for
-    /// the correlation (sum of L R = (sum (L+R)^2 - sum (L-R)^2) / 4, exactly as the levels).
-    private let stereo: (sum: RollingSquareSum, difference: RollingSquareSum)?
-    let stereoScratch: UnsafeMutablePointer<Float>
+    /// The window sums of the levels: channel c's squares in series c and, with two or more
+    /// channels, the product of the first two (L R, for the correlation) in series `channels`.
+    let levels: RollingSums
+    /// The window sums of the last frame, one per series of `levels`.
+    private var windowSums: [Double]
+    /// Whether anything besides the levels reads the block split into channels (`planar`):
+    /// the levels of one or two channels read the interleaved frames themselves.
+    private let needsPlanar: Bool
+    /// Each channel's peak in the block being pushed (the levels of three or more channels).
+    let blockPeaks: UnsafeMutablePointer<Float>
     private var hopFill = 0
     /// True once the current hop holds at least one processed (not skipped) frame.
     private var hopSampled = false
-    private var hopPeak: [Float]
-    private var hopClips: [Int]
+    var hopPeak: [Float]
+    var hopClips: [Int]
     let clipAmplitude: Float
     private var events: EventDetector?
     /// Events of the end of the stream, set by `finish`.
@@ -40,6 +45,8 @@ public final class MeterPipeline {
     /// With a meter kind: the needle's ballistics.
     private let ballistics: MeterBallistics?
     let mono: UnsafeMutablePointer<Float>
+    /// A short run of 16-bit input converted to Float (`process(_:frames:emit:)` of a block).
+    private let converted: UnsafeMutableBufferPointer<Float>
     /// One block of input split into channels (channel c at c * monoCapacity).
     let planar: UnsafeMutablePointer<Float>
     let monoCapacity = 4096
@@ -70,13 +77,10 @@ public final class MeterPipeline {
         levelOffsetDb = settings.levelOffsetDb
         self.channels = settings.channels
         self.clock = clock
-        var meters: [RollingSquareSum] = []
-        for _ in 0..<settings.channels { meters.append(RollingSquareSum(window: settings.window, hop: settings.hop)) }
-        self.meters = meters
-        stereo = settings.channels >= 2
-            ? (RollingSquareSum(window: settings.window, hop: settings.hop), RollingSquareSum(window: settings.window, hop: settings.hop))
-            : nil
-        stereoScratch = .allocate(capacity: 2 * monoCapacity)
+        let series = settings.channels >= 2 ? settings.channels + 1 : 1
+        levels = RollingSums(series: series, window: settings.window, hop: settings.hop)
+        windowSums = Array(repeating: 0, count: series)
+        blockPeaks = .allocate(capacity: settings.channels)
         hopPeak = Array(repeating: 0, count: channels)
         hopClips = Array(repeating: 0, count: channels)
         clipAmplitude = settings.events?.clipAmplitude ?? EventSettings.railAmplitude
@@ -104,7 +108,10 @@ public final class MeterPipeline {
         ballistics = settings.meter.map {
             MeterBallistics(kind: $0, rate: settings.rate, channels: settings.channels, vuReference: settings.vuReference)
         }
+        needsPlanar = settings.channels > 2 || settings.bands > 0 || settings.octaves > 0 || settings.loudness
+            || settings.spl != nil || settings.meter != nil
         mono = .allocate(capacity: monoCapacity)
+        converted = .allocate(capacity: 1024 * settings.channels)
         planar = .allocate(capacity: monoCapacity * settings.channels)
         frame = MeterFrame(pos: 0, rmsDb: Array(repeating: Decibels.floor, count: channels),
                            peakDb: Array(repeating: Decibels.floor, count: channels),
@@ -114,7 +121,8 @@ public final class MeterPipeline {
     }
 
     deinit {
-        stereoScratch.deallocate()
+        blockPeaks.deallocate()
+        converted.deallocate()
         mono.deallocate()
         planar.deallocate()
     }
@@ -139,13 +147,8 @@ public final class MeterPipeline {
         while done < frames {
             let n = min(frames - done, hop - hopFill, monoCapacity)
             let block = samples + done * channels
-            let channelData = deinterleave(block, frames: n)
-            for c in 0..<channels {
-                let p = meters[c].push(channelData + c * monoCapacity, count: n)
-                hopPeak[c] = max(hopPeak[c], p)
-                // Counting costs a pass only over blocks whose peak reached the clip level.
-                if p >= clipAmplitude { hopClips[c] += countClipped(channelData + c * monoCapacity, n) }
-            }
+            let channelData = needsPlanar ? deinterleave(block, frames: n) : block
+            pushLevels(block, planar: channelData, frames: n)
             if spectrum != nil || octaveBank != nil {
                 let m = monoMix(channelData, frames: n)
                 spectrum?.push(m, count: n)
@@ -157,13 +160,29 @@ public final class MeterPipeline {
             }
             loudness?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             soundLevel?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
-            if let stereo { pushStereo(channelData, frames: n, into: stereo) }
             ballistics?.push(channelData, channelStride: channels == 1 ? 0 : monoCapacity, count: n)
             done += n
             hopFill += n
             pos += n
             hopSampled = true
             if hopFill == hop { try emitFrame(emit) }
+        }
+    }
+
+    /// Feeds `frames` interleaved frames in either form; 16-bit samples are converted a short
+    /// run at a time into a buffer that stays in the cache, then fed as Floats.
+    public func process(_ block: SampleBlock, frames: Int, emit: (MeterFrame) throws -> Void) rethrows {
+        switch block {
+        case .float(let samples): try process(samples, frames: frames, emit: emit)
+        case .int16(let samples):
+            let run = converted.count / channels
+            var done = 0
+            while done < frames {
+                let n = min(frames - done, run)
+                SampleConversion.floats(from: samples + done * channels, into: converted.baseAddress!, count: n * channels)
+                try process(converted.baseAddress!, frames: n, emit: emit)
+                done += n
+            }
         }
     }
 
@@ -175,19 +194,19 @@ public final class MeterPipeline {
         dropped += frames
         let toBoundary = hop - hopFill
         if frames >= toBoundary {
-            for m in meters + stereoSums { m.skip(toBoundary) }
+            levels.skip(toBoundary)
             pos += toBoundary
             if hopSampled {
                 hopFill = hop
                 try emitFrame(emit)
             }
             let rest = frames - toBoundary
-            for m in meters + stereoSums { m.skip(rest) }
+            levels.skip(rest)
             pos += rest
             hopFill = rest % hop
             hopStart = pos - hopFill
         } else {
-            for m in meters + stereoSums { m.skip(frames) }
+            levels.skip(frames)
             pos += frames
             hopFill += frames
         }
@@ -196,7 +215,7 @@ public final class MeterPipeline {
     /// Announces where the stream will end (a file's declared length), before any sample, so
     /// that the last partial hop's window is exact like every other (see `RollingSquareSum`).
     public func expectEnd(at frames: Int) {
-        for m in meters + stereoSums { m.expectRead(at: frames) }
+        levels.expectRead(at: frames)
     }
 
     /// Emits the last partial hop, if any of it was processed; a silence still going on ends
@@ -215,8 +234,8 @@ public final class MeterPipeline {
         var s = StreamSummary(
             pos: pos, rate: settings.rate,
             rmsDb: (0..<channels).map { c in
-                let n = meters[c].received
-                return calibrated(n > 0 ? Decibels.fromPower(meters[c].totalSquares / Double(n)) : Decibels.floor)
+                let n = levels.received
+                return calibrated(n > 0 ? Decibels.fromPower(levels.total(c) / Double(n)) : Decibels.floor)
             },
             peakDb: totalPeak.map { calibrated(Decibels.fromAmplitude(Double($0))) },
             dropped: dropped,
@@ -242,25 +261,23 @@ public final class MeterPipeline {
         Decibels.calibrated(dbfs, offset: levelOffsetDb)
     }
 
-    private var stereoSums: [RollingSquareSum] { stereo.map { [$0.sum, $0.difference] } ?? [] }
-
     private func emitFrame(_ emit: (MeterFrame) throws -> Void) rethrows {
         frame.pos = pos
         frame.ts = clock?()
         frame.dropped = dropped
+        let n = levels.windowCount
+        levels.windowSums(into: &windowSums)
         for c in 0..<channels {
-            let n = meters[c].windowCount
-            frame.rmsDb[c] = calibrated(n > 0 ? Decibels.fromPower(meters[c].windowSum() / Double(n)) : Decibels.floor)
+            frame.rmsDb[c] = calibrated(n > 0 ? Decibels.fromPower(windowSums[c] / Double(n)) : Decibels.floor)
             frame.peakDb[c] = calibrated(Decibels.fromAmplitude(Double(hopPeak[c])))
             totalPeak[c] = max(totalPeak[c], hopPeak[c])
             hopPeak[c] = 0
             frame.clipSamples[c] = hopClips[c]
             hopClips[c] = 0
         }
-        if let stereo {
+        if channels >= 2 {
             // Over the window: sum L R / sqrt(sum L^2 sum R^2); 0 when either side is silent.
-            let ll = meters[0].windowSum(), rr = meters[1].windowSum()
-            let lr = (stereo.sum.windowSum() - stereo.difference.windowSum()) / 4
+            let ll = windowSums[0], rr = windowSums[1], lr = windowSums[channels]
             frame.correlation = ll > 0 && rr > 0 ? max(-1, min(1, lr / (ll * rr).squareRoot())) : 0
             frame.balanceDb = frame.rmsDb[1] - frame.rmsDb[0]
         }

@@ -20,10 +20,27 @@ extension SampleBlockSource {
     public var channelNames: [String]? { nil }
 }
 
+/// A source whose samples are 16-bit PCM (a 16-bit WAV, AIFF or FLAC): it can deliver them as
+/// they are, and the pipeline converts them (`SampleConversion`) as it reads them, instead of
+/// a conversion pass of its own and a block of Floats twice their size.
+public protocol Int16BlockSource: SampleBlockSource {
+    /// True when `read(int16:maxFrames:)` may be used: the samples are 16-bit.
+    var deliversInt16: Bool { get }
+    /// Reads up to `maxFrames` frames of 16-bit samples into `buffer`; returns 0 at the end.
+    func read(int16 buffer: UnsafeMutablePointer<Int16>, maxFrames: Int) throws -> Int
+}
+
+/// A block of interleaved frames as a source delivers it: Float samples, or 16-bit PCM as the
+/// file holds it (full scale 32768, `SampleConversion`).
+public enum SampleBlock {
+    case float(UnsafePointer<Float>)
+    case int16(UnsafePointer<Int16>)
+}
+
 /// A source that lends its own blocks instead of copying into the caller's buffer.
 public protocol BlockLendingSource: SampleBlockSource {
     /// Calls `body` with the next block of interleaved frames; false at the end.
-    func withNextBlock(_ body: (UnsafePointer<Float>, _ frames: Int) throws -> Void) throws -> Bool
+    func withNextBlock(_ body: (SampleBlock, _ frames: Int) throws -> Void) throws -> Bool
 }
 
 extension MeterPipeline {
@@ -37,6 +54,16 @@ extension MeterPipeline {
         if let n = source.expectedFrames { expectEnd(at: n) }
         if let lender = source as? any BlockLendingSource {
             while try !shouldStop() && lender.withNextBlock({ block, n in try process(block, frames: n) { try sink.frame($0) } }) {}
+            return try finishRun(sink: sink, complete: !shouldStop())
+        }
+        if let shorts = source as? any Int16BlockSource, shorts.deliversInt16 {
+            let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: blockFrames * source.channels)
+            defer { buffer.deallocate() }
+            while !shouldStop() {
+                let n = try shorts.read(int16: buffer, maxFrames: blockFrames)
+                if n == 0 { break }
+                try process(.int16(buffer), frames: n) { try sink.frame($0) }
+            }
             return try finishRun(sink: sink, complete: !shouldStop())
         }
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * source.channels)

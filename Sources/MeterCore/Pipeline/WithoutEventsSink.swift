@@ -15,6 +15,7 @@ public final class WithoutEventsSink: FrameSink {
     public func file(_ event: RecordingFileEvent) throws { try next.file(event) }
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
     public func idle(outage: Bool, stream: Int?) throws { try next.idle(outage: outage, stream: stream) }
+    public func flush() throws { try next.flush() }
     public func end(_ summary: StreamSummary) throws { try next.end(Self.strip(summary)) }
 
     public static func strip(_ info: StreamInfo) -> StreamInfo {

@@ -29,6 +29,7 @@ public final class AnsiSummarySink: FrameSink {
     public func file(_ event: RecordingFileEvent) throws {}
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
     public func idle(outage: Bool, stream: Int?) throws {}
+    public func flush() throws {}
 
     public func end(_ summary: StreamSummary) throws {
         guard let info else { return }

@@ -35,6 +35,8 @@ public final class ProgressSink: FrameSink {
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try base.event(event, ts: ts, stream: stream) }
     public func idle(outage: Bool, stream: Int?) throws { try base.idle(outage: outage, stream: stream) }
 
+    public func flush() throws { try base.flush() }
+
     public func end(_ summary: StreamSummary) throws {
         line.clear()
         try base.end(summary)

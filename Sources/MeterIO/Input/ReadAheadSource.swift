@@ -20,6 +20,9 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
     public let channelNames: [String]?
     /// The wrapped source: read only by the decoding thread once the first read starts.
     private let base: any SampleBlockSource
+    /// The base, when it delivers 16-bit samples: the ring's slots then hold those (a slot's
+    /// Floats are rebound to twice as many Int16, of which the block uses half).
+    private let int16Base: (any Int16BlockSource)?
     private let handoff: ChunkHandoff<Float>
     private let blockFrames: Int
     private let failure = Mutex<Error?>(nil)
@@ -30,6 +33,7 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
     public init(_ base: any SampleBlockSource, blockFrames: Int = 16384, blocks: Int = 6,
                 cancellation: Cancellation? = nil) {
         self.base = base
+        int16Base = (base as? any Int16BlockSource).flatMap { $0.deliversInt16 ? $0 : nil }
         rate = base.rate
         channels = base.channels
         name = base.name
@@ -57,7 +61,13 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
             var failed = false
             handoff.withWritableSlot(position: 0) { slot in
                 do {
-                    n = try base.read(into: slot.baseAddress!, maxFrames: blockFrames)
+                    if let int16Base {
+                        n = try slot.withMemoryRebound(to: Int16.self) {
+                            try int16Base.read(int16: $0.baseAddress!, maxFrames: blockFrames)
+                        }
+                    } else {
+                        n = try base.read(into: slot.baseAddress!, maxFrames: blockFrames)
+                    }
                 } catch {
                     failure.withLock { $0 = error }
                     failed = true
@@ -74,14 +84,17 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
         var frames = 0
         _ = try withNextBlock { block, n in
             precondition(n <= maxFrames, "read in blocks of at least blockFrames")
-            buffer.update(from: block, count: n * channels)
+            switch block {
+            case .float(let samples): buffer.update(from: samples, count: n * channels)
+            case .int16(let samples): SampleConversion.floats(from: samples, into: buffer, count: n * channels)
+            }
             frames = n
         }
         return frames
     }
 
     /// Lends the next decoded block straight from the ring (no copy); false at the end.
-    public func withNextBlock(_ body: (UnsafePointer<Float>, Int) throws -> Void) throws -> Bool {
+    public func withNextBlock(_ body: (SampleBlock, Int) throws -> Void) throws -> Bool {
         if !started {
             started = true
             try OSThread.spawn(role: "pm-decoder") { [self] in decode() }
@@ -90,7 +103,14 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
             var frames = 0
             let got = try handoff.pop { chunk, _ in
                 frames = chunk.count / channels
-                if frames > 0 { try body(chunk.baseAddress!, frames) }
+                guard frames > 0 else { return }
+                if int16Base != nil {
+                    try UnsafeRawPointer(chunk.baseAddress!).withMemoryRebound(to: Int16.self, capacity: chunk.count) {
+                        try body(.int16($0), frames)
+                    }
+                } else {
+                    try body(.float(chunk.baseAddress!), frames)
+                }
             }
             if got {
                 if frames == 0 { break }

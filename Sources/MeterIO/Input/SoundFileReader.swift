@@ -13,7 +13,7 @@ import MeterCore
 /// truncated FLAC: the file ends early) from damage with more file after it (an error).
 ///
 /// Owned by one thread at a time (not Sendable).
-public final class SoundFileReader: AudioFileSource {
+public final class SoundFileReader: AudioFileSource, Int16BlockSource {
     /// How reading ended, once it has.
     public enum Ending: Equatable, Sendable {
         /// Every frame the header promised (or, with no promise, every frame there is).
@@ -188,6 +188,14 @@ public final class SoundFileReader: AudioFileSource {
         // The end of the data, or a decode error: either way the frames so far are analysed,
         // and `ending` says which it was.
         return delivered(Int(sf_readf_float(handle, buffer, sf_count_t(maxFrames))), handle: handle)
+    }
+
+    public var deliversInt16: Bool { isPCM16 }
+
+    /// 16-bit files' samples as they are (`sf_readf_short`), for the pipeline to convert.
+    public func read(int16 buffer: UnsafeMutablePointer<Int16>, maxFrames: Int) throws -> Int {
+        guard let handle else { return 0 }
+        return delivered(Int(sf_readf_short(handle, buffer, sf_count_t(maxFrames))), handle: handle)
     }
 
     /// Moves to frame `frame` (`sf_seek`); returns false when the file cannot seek there.

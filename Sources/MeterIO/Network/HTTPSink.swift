@@ -59,6 +59,8 @@ public final class HTTPSink: FrameSink {
 
     /// Nothing to do while idle: /metrics asks the session whether audio arrives.
     public func idle(outage: Bool, stream: Int?) throws {}
+    /// Each line is published as it comes.
+    public func flush() throws {}
 }
 
 /// The lines an `NDJSONSink` wrote during one call.

@@ -94,6 +94,9 @@ public final class AnsiLiveSink: FrameSink {
         if k < views.count { views[k].file(event) }
     }
 
+    /// Each frame is drawn as it comes.
+    public func flush() throws {}
+
     public func idle(outage: Bool, stream: Int?) throws {
         pollKeys()
         let resized = followResize()

@@ -22,5 +22,6 @@ public final class LatestFrameSink: FrameSink, @unchecked Sendable {
     public func file(_ event: RecordingFileEvent) throws {}
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
     public func idle(outage: Bool, stream: Int?) throws {}
+    public func flush() throws {}
     public func end(_ summary: StreamSummary) throws {}
 }

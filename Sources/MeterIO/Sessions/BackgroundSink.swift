@@ -6,6 +6,9 @@ import Synchronization
 /// producer waits too (files only: a live run must never wait on its output, and does not
 /// use this). The wrapped sink's first error stops the run at the producer's next call.
 ///
+/// The wrapped sink is flushed (`FrameSink.flush`) each time the queue is empty, before the
+/// output thread waits: lines it gathers go out no later than they would have one by one.
+///
 /// The items travel through a `ChunkHandoff` whose chunks carry no samples: a chunk's position
 /// is the index of its item in `items`, written before the chunk is published and read after
 /// it is popped, so the ring's release/acquire order covers the item too. The output thread
@@ -111,6 +114,10 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
                     }
                 }
             }) {}
+            // All that is queued is written: what the sink gathered goes out before the wait.
+            if failure.withLock({ $0 }) == nil {
+                do { try sink.flush() } catch { failure.withLock { $0 = error } }
+            }
         }
     }
 }

@@ -20,6 +20,7 @@ final class SerializedSink: FrameSink, Sendable {
     func file(_ event: RecordingFileEvent) throws { try serially { try $0.file(event) } }
     func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { try serially { try $0.event(event, ts: ts, stream: stream) } }
     func end(_ summary: StreamSummary) throws { try serially { try $0.end(summary) } }
+    func flush() throws { try serially { try $0.flush() } }
     func idle(outage: Bool, stream: Int?) throws {
         try serially { try $0.idle(outage: outage, stream: stream) }
     }

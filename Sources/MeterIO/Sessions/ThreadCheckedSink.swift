@@ -44,4 +44,5 @@ final class ThreadCheckedSink: FrameSink, @unchecked Sendable {
     }
     func idle(outage: Bool, stream: Int?) throws { try checked("idle") { try next.idle(outage: outage, stream: stream) } }
     func end(_ summary: StreamSummary) throws { try checked("end") { try next.end(summary) } }
+    func flush() throws { try checked("flush") { try next.flush() } }
 }

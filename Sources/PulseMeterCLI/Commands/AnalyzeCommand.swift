@@ -26,7 +26,8 @@ enum AnalyzeCommand {
         let sink: any FrameSink
         switch format {
         case .ndjson:
-            sink = NDJSONSink(output: output)
+            // The session's output thread flushes it whenever it has written all that is queued.
+            sink = NDJSONSink(output: output, gathering: true)
         case .ansi:
             sink = AnsiSummarySink(output: output, width: Terminal.size(fd: output.fd)?.columns ?? 80,
                                    color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)

@@ -73,5 +73,6 @@ final class CalibrationSink: FrameSink {
     func file(_ event: RecordingFileEvent) throws {}
     func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
     func idle(outage: Bool, stream: Int?) throws {}
+    func flush() throws {}
     func end(_ summary: StreamSummary) throws {}
 }
