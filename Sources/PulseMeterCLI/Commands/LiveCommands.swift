@@ -99,11 +99,22 @@ enum LiveCommands {
         let (runner, fullSink) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
         hooks = runner
         do {
-            try session.run(into: [fullSink])
+            try session.run(into: [fullSink] + serviceNotifier(stop: stopSignal))
         } catch is OutputClosed {
             return 0
         }
         return 0
+    }
+
+    /// Under a service manager (`NOTIFY_SOCKET` set, systemd's `Type=notify`): the sink that
+    /// tells it READY, WATCHDOG, STATUS and, on a stop signal, STOPPING; last of the run's
+    /// sinks, so a ping follows a frame every other sink took. Without the variable, nothing.
+    static func serviceNotifier(stop: Cancellation) -> [any FrameSink] {
+        guard let socket = NotifySocket.fromEnvironment() else { return [] }
+        let notifier = ServiceNotifySink(watchdogInterval: socket.watchdogInterval, clock: monotonicSeconds,
+                                         status: ServiceWording.status, send: { socket.send($0) })
+        stop.onCancel { notifier.stopping() }
+        return [notifier]
     }
 
     /// Each source's plain recording (not split, not triggered) by stream index: REC throughout.
