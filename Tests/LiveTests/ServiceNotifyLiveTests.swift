@@ -101,6 +101,48 @@ extension LiveSuite {
             #expect(Self.drain(listener).isEmpty, "nothing after STOPPING=1")
         }
 
+        @Test("two sources (-d A -d B): READY=1 once both deliver, pings only while both do (on PulseAudio the pipe source delivers only what is fed; on PipeWire the feed's monitor runs on the clock, so there both deliver from the start)")
+        func severalSources() throws {
+            let server = try Live.server()
+            let dir = try Live.tempDir("notify2")
+            defer { Live.removeTree(dir) }
+            _ = server.drainFeed()
+            let listener = try NotifyListener(dir + "/notify")
+            let p = try pulsemeter(["monitor", "-d", "vsink.monitor", "-d", server.feedSource, "-f", "ndjson"], server: server,
+                                   env: ["NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "1000000"])
+            defer { if p.isRunning { p.kill() } }
+            var feeder: FifoFeeder?
+            defer { if let feeder { server.stopFeeding(feeder) } }
+            if server.alignedFeed {
+                // vsink.monitor delivers, the pipe source nothing: not ready.
+                let first = p.readLines(until: { $0.hasPrefix("{\"type\":\"frame\"") && $0.contains("\"stream\":0") }, timeout: 20)
+                #expect(first.matched, "no frame of vsink.monitor; stderr: \(p.stderrText)")
+                let before = listener.receive(for: 1.5)
+                #expect(before.isEmpty, "one source of two delivers: \(before.map(\.text))")
+                _ = p.readLines(until: { _ in false }, timeout: 0.05)
+                feeder = server.startFeeding(LiveSuite.Listen.sine(seconds: 6), speed: 1)
+            }
+            let ready = listener.receive(until: { $0.text == "READY=1" }, timeout: 20)
+            #expect(ready.matched && ready.datagrams.count == 1, "READY=1 first: \(ready.datagrams.map(\.text)); stderr: \(p.stderrText)")
+            let status = listener.receive(timeout: 5)?.text ?? ""
+            #expect(status.hasPrefix("STATUS=vsink.monitor ") && status.contains("; \(server.feedSource) "), "\(status)")
+            Self.expectPings(listener, for: 2, "two sources delivering")
+            _ = p.readLines(until: { _ in false }, timeout: 0.05)
+            if let f = feeder {
+                // The feed stops: the pipe source delivers nothing, vsink.monitor goes on.
+                server.stopFeeding(f)
+                feeder = nil
+                _ = listener.receive(for: 0.5)
+                Self.expectNoPings(listener, "one source of two delivering")
+                _ = p.readLines(until: { _ in false }, timeout: 0.05)
+            }
+            p.signal(SIGTERM)
+            let stopping = listener.receive(until: { $0.text == "STOPPING=1" }, timeout: 10)
+            #expect(stopping.matched, "no STOPPING=1: \(stopping.datagrams.map(\.text))")
+            _ = p.readToEnd(timeout: 10)
+            #expect(p.wait(timeout: 10) == 0, "exit status; stderr: \(p.stderrText)")
+        }
+
         /// The state letter of /proc/PID/stat ("T" stopped), nil when gone.
         static func processState(_ pid: pid_t) -> String? {
             processTable().first { $0.pid == pid }.map { String($0.state) }
