@@ -27,6 +27,16 @@ extension LiveSuite {
             #expect(intervals.allSatisfy { $0 > 0.2 && $0 < 1.5 }, "\(what): intervals \(intervals)")
         }
 
+        /// SIGTERM: STOPPING=1, nothing after it, exit 0.
+        static func expectStopsOnSIGTERM(_ p: Subprocess, _ listener: NotifyListener) {
+            p.signal(SIGTERM)
+            let stopping = listener.receive(until: { $0.text == "STOPPING=1" }, timeout: 10)
+            #expect(stopping.matched, "no STOPPING=1: \(stopping.datagrams.map(\.text))")
+            _ = p.readToEnd(timeout: 10)
+            #expect(p.wait(timeout: 10) == 0, "exit status; stderr: \(p.stderrText)")
+            #expect(Self.drain(listener).isEmpty, "nothing after STOPPING=1")
+        }
+
         /// After `waiting` took effect: no ping for 2 s.
         static func expectNoPings(_ listener: NotifyListener, _ what: String) {
             let during = listener.receive(for: 2)
@@ -92,13 +102,7 @@ extension LiveSuite {
             #expect(resumed.matched, "no ping after SIGCONT: \(resumed.datagrams.map(\.text)); stderr: \(p.stderrText)")
             _ = p.readLines(until: { _ in false }, timeout: 0.05)
 
-            // SIGTERM: STOPPING=1, and nothing after it; exit 0.
-            p.signal(SIGTERM)
-            let stopping = listener.receive(until: { $0.text == "STOPPING=1" }, timeout: 10)
-            #expect(stopping.matched, "no STOPPING=1: \(stopping.datagrams.map(\.text))")
-            _ = p.readToEnd(timeout: 10)
-            #expect(p.wait(timeout: 10) == 0, "exit status; stderr: \(p.stderrText)")
-            #expect(Self.drain(listener).isEmpty, "nothing after STOPPING=1")
+            Self.expectStopsOnSIGTERM(p, listener)
         }
 
         @Test("two sources (-d A -d B): READY=1 once both deliver, pings only while both do (on PulseAudio the pipe source delivers only what is fed; on PipeWire the feed's monitor runs on the clock, so there both deliver from the start)")
@@ -136,11 +140,7 @@ extension LiveSuite {
                 Self.expectNoPings(listener, "one source of two delivering")
                 _ = p.readLines(until: { _ in false }, timeout: 0.05)
             }
-            p.signal(SIGTERM)
-            let stopping = listener.receive(until: { $0.text == "STOPPING=1" }, timeout: 10)
-            #expect(stopping.matched, "no STOPPING=1: \(stopping.datagrams.map(\.text))")
-            _ = p.readToEnd(timeout: 10)
-            #expect(p.wait(timeout: 10) == 0, "exit status; stderr: \(p.stderrText)")
+            Self.expectStopsOnSIGTERM(p, listener)
         }
 
         /// The state letter of /proc/PID/stat ("T" stopped), nil when gone.
