@@ -35,12 +35,12 @@ import Testing
         #expect(r.status == 0 && r.out.isEmpty && r.err.isEmpty, "systemd-analyze verify \(name): \(r.status) \(r.out)\(r.err)")
     }
 
-    @Test("the units are Type=notify with a 10 s watchdog, restart on failure, read their arguments from NAME.conf and are hardened")
+    @Test("the units are Type=notify with a 10 s watchdog that stops with SIGTERM (the recording finished), restart on failure, read their arguments from NAME.conf and are hardened")
     func settings() throws {
         for (name, config) in [("pulsemeter@.service", "EnvironmentFile=%E/pulsemeter/%i.conf"),
                                ("pulsemeter-system@.service", "EnvironmentFile=/etc/pulsemeter/%i.conf")] {
             let lines = Set(try Self.unit(name).split(separator: "\n").map(String.init))
-            for line in ["Type=notify", "WatchdogSec=10", "Restart=on-failure", config,
+            for line in ["Type=notify", "WatchdogSec=10", "WatchdogSignal=SIGTERM", "Restart=on-failure", config,
                          "ExecStart=/usr/bin/pulsemeter $PULSEMETER_ARGS", "NoNewPrivileges=yes",
                          "ProtectSystem=strict", "PrivateTmp=yes"] {
                 #expect(lines.contains(line), "\(name) lacks \(line)")
