@@ -134,7 +134,9 @@ import Testing
         let listed = try Tool.exec("/usr/bin/dpkg", ["-L", "pulsemeter"]).out.split(separator: "\n").map(String.init)
         for path in ["/usr/bin/pulsemeter", "/usr/share/man/man1/pulsemeter.1.gz", "/usr/share/doc/pulsemeter/copyright",
                      "/usr/share/doc/pulsemeter/changelog.gz", "/usr/share/bash-completion/completions/pulsemeter",
-                     "/usr/share/zsh/vendor-completions/_pulsemeter", "/usr/share/fish/vendor_completions.d/pulsemeter.fish"] {
+                     "/usr/share/zsh/vendor-completions/_pulsemeter", "/usr/share/fish/vendor_completions.d/pulsemeter.fish",
+                     "/usr/lib/systemd/user/pulsemeter@.service", "/usr/lib/systemd/system/pulsemeter-system@.service",
+                     "/usr/share/doc/pulsemeter/examples/pulsemeter.conf"] {
             #expect(listed.contains(path), "dpkg -L pulsemeter lacks \(path)")
         }
         let hasAlerts = FileManager.default.fileExists(atPath: root + "/share/alerts.yml")

@@ -58,6 +58,8 @@ enum LiveCommands {
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
         let cancellation = try Signals.stopCancellation()  // a stop signal, q, or a failure of one source
         let stopSignal = try Signals.stopCancellation()    // a stop signal only: hooks are ended, not waited for
+        // Read before anything starts a child (ffmpeg for --url, hooks), which then inherits none of it.
+        let serviceManager = NotifySocket.fromEnvironment()
         if record != nil {
             // Space or p on the meter, SIGUSR1 / SIGUSR2 from scripts: every source's recording.
             let pause = PauseControl()
@@ -98,12 +100,27 @@ enum LiveCommands {
         defer { server?.finish() }
         let (runner, fullSink) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
         hooks = runner
+        let notifier = serviceNotifier(serviceManager, stop: cancellation)
+        // The run can end before the signal thread reaches the wake-up above: said before the exit.
+        defer { if Signals.stopRequested { notifier?.stopping() } }
         do {
-            try session.run(into: [fullSink])
+            try session.run(into: [fullSink] + (notifier.map { [$0] } ?? []))
         } catch is OutputClosed {
             return 0
         }
         return 0
+    }
+
+    /// Under a service manager (`NOTIFY_SOCKET` set, systemd's `Type=notify`): the sink that
+    /// tells it READY, WATCHDOG, STATUS and, on a stop signal, STOPPING (as soon as the run's
+    /// cancellation wakes, when a signal caused it); last of the run's sinks, so a ping follows
+    /// a frame every other sink took. Without the variable, nothing.
+    static func serviceNotifier(_ socket: NotifySocket?, stop: Cancellation) -> ServiceNotifySink? {
+        guard let socket else { return nil }
+        let notifier = ServiceNotifySink(watchdogInterval: socket.watchdogInterval, clock: monotonicSeconds,
+                                         status: ServiceWording.status, send: { socket.send($0) })
+        stop.onCancel { if Signals.stopRequested { notifier.stopping() } }
+        return notifier
     }
 
     /// Each source's plain recording (not split, not triggered) by stream index: REC throughout.
