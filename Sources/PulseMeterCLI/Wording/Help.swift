@@ -106,16 +106,16 @@ enum Help {
         usage: pulsemeter tag FILE... [--album] [--dry-run] [--skip-existing] [--true-peak] [OPTIONS]
 
         Measures each file's integrated loudness (the meter of analyze) and writes ReplayGain
-        2.0 tags with TagLib: REPLAYGAIN_TRACK_GAIN ("\(ReplayGain.gainText(-6.52))", \(n(ReplayGain.referenceLufs)) LUFS minus
-        the loudness) and REPLAYGAIN_TRACK_PEAK ("\(ReplayGain.peakText(0.988553))", the sample peak as a ratio of full
-        scale) into FLAC, Ogg Vorbis, MP3 (ID3v2 TXXX), M4A, WavPack and what else TagLib tags.
-        Opus files get R128_TRACK_GAIN (RFC 7845: 1/256 dB of \(n(ReplayGain.opusReferenceLufs)) LUFS minus the
-        loudness); their header gain stays as it is. The audio itself is not rewritten.
+        2.0 tags with TagLib: REPLAYGAIN_TRACK_GAIN ("\(ReplayGain.gainText(-6.52))", \(n(ReplayGain.referenceLufs)) LUFS minus the loudness)
+        and REPLAYGAIN_TRACK_PEAK ("\(ReplayGain.peakText(0.988553))", the sample peak as a ratio of full scale)
+        into FLAC, Ogg Vorbis, MP3 (ID3v2 TXXX), M4A, WavPack and what else TagLib tags. Opus
+        files get R128_TRACK_GAIN (RFC 7845: 1/256 dB of \(n(ReplayGain.opusReferenceLufs)) LUFS minus the loudness); their
+        header gain stays as it is. The audio itself is not rewritten.
 
         options:
               --album            also REPLAYGAIN_ALBUM_GAIN/PEAK (Opus: R128_ALBUM_GAIN): the
                                  loudness of all the files' gating blocks together, the largest peak
-              --true-peak        peaks are true peaks (4x oversampled), not sample peaks
+              --true-peak        peaks are true peaks (between samples, as true_peak_db)
               --dry-run          write nothing; show the existing and the new values
               --skip-existing    leave a file alone when its tags already hold the new values
           -f, --format FMT       ansi (a line per file) or ndjson   [ansi on a terminal, else ndjson]
