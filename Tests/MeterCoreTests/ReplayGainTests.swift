@@ -36,8 +36,6 @@ import Testing
         let both = ReplayGain.tags(track: track, album: .init(integrated: -14, peak: 1.02), opus: false)
         #expect(both.map(\.key) == ReplayGain.keys(album: true, opus: false))
         #expect(both.suffix(2).map(\.value) == ["-4.00 dB", "1.020000"])
-        #expect(ReplayGain.shortName("REPLAYGAIN_ALBUM_PEAK") == "album peak")
-        #expect(ReplayGain.shortName("R128_TRACK_GAIN") == "R128 track gain")
     }
 
     /// Merged gates are the gate of all the blocks together: the same as one gate fed every

@@ -181,6 +181,38 @@ import Testing
         #expect((album[0]["existing"] as? [String: String]) == new)
     }
 
+    /// On a terminal (or -f ansi) a table: a header, a row per file with its values in the
+    /// header's columns and the file last, and under it the values it already holds.
+    @Test func aTableWithTheExistingValues() throws {
+        let dir = try TempDir()
+        let files = Array(try Self.album("flac", in: dir).prefix(2))
+        #expect(try Tool.run(["tag", files[0]]).status == 0)
+        let r = try Tool.run(["tag", "--dry-run", "--album", "-f", "ansi"] + files)
+        #expect(r.status == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(r.out)")
+        let header = lines[0]
+        for column in ["LUFS", "track gain", "track peak", "album gain", "album peak", "action", "file"] {
+            #expect(header.contains(column), "\(header)")
+        }
+        let ndjson = try Tool.ndjson(try Tool.run(["tag", "--dry-run", "--album", "-f", "ndjson"] + files))
+        for (row, line) in zip([lines[1], lines[3]], ndjson) {
+            #expect(row.hasSuffix(files[ndjson.firstIndex { $0["file"] as? String == line["file"] as? String }!]))
+            let tags = try #require(line["tags"] as? [String: String])
+            // Each value starts where its column's heading starts.
+            for (column, key) in [("track gain", "REPLAYGAIN_TRACK_GAIN"), ("album peak", "REPLAYGAIN_ALBUM_PEAK")] {
+                let at = header.distance(from: header.startIndex, to: header.range(of: column)!.lowerBound)
+                let value = try #require(tags[key])
+                #expect(row.dropFirst(at).hasPrefix(value), "\(column): \(row)")
+            }
+            #expect(row.contains("dry run"))
+        }
+        // The first file's track tags, already there, in the row under it.
+        #expect(lines[2].hasSuffix("existing"))
+        let written = try Self.probeTags(files[0])["REPLAYGAIN_TRACK_GAIN"]!
+        #expect(lines[2].contains(written))
+    }
+
     /// A missing file, one that is not audio and one TagLib cannot tag: one stderr line each,
     /// naming it; the others tagged; the first failure's code.
     @Test func failuresAreOneLineEachAndTheRestAreTagged() throws {

@@ -44,13 +44,6 @@ public enum ReplayGain {
         return album ? track + ["REPLAYGAIN_ALBUM_GAIN", "REPLAYGAIN_ALBUM_PEAK"] : track
     }
 
-    /// A key as a table heading says it: "track gain", "album peak", "R128 track gain".
-    public static func shortName(_ key: String) -> String {
-        let words = key.lowercased().split(separator: "_").map(String.init)
-        guard words.count == 3 else { return key }
-        return (words[0] == "r128" ? "R128 " : "") + words[1] + " " + words[2]
-    }
-
     /// -18 - I (dB).
     public static func gainDb(integrated: Double) -> Double { referenceLufs - integrated }
 

@@ -38,10 +38,22 @@ enum TagCommand {
         }
         let truePeak = a.flag("true-peak")
         _ = try MeterOptions.format(a, outputIsTerminal: false)  // its spelling checked before any file
-        // A table on a terminal, NDJSON elsewhere (or as -f says).
-        func writer(_ to: ManyFiles.Delivery) throws -> Writer {
+        // A table on a terminal (its header before the first row), NDJSON elsewhere (or as -f says).
+        var headerWritten = false
+        func tagOne(_ position: Int, _ path: FilePath, _ track: ReplayGain.Figures, _ albumFigures: ReplayGain.Figures?,
+                    _ to: ManyFiles.Delivery) throws {
             let table = try MeterOptions.format(a, outputIsTerminal: to.output.isTerminal) == .ansi
-            return Writer(dryRun: a.flag("dry-run"), skipExisting: a.flag("skip-existing"), table: table, album: album)
+            let writer = Writer(dryRun: a.flag("dry-run"), skipExisting: a.flag("skip-existing"), table: table, album: album)
+            do {
+                let line = try writer.tag(path, track: track, album: albumFigures)
+                if table && !headerWritten {
+                    try to.output.write(writer.header())
+                    headerWritten = true
+                }
+                try to.output.write(line)
+            } catch let e as TagFileError {
+                fail(position, ErrorWording.tagFile(e), to)
+            }
         }
         let cancellation = try Signals.stopCancellation()
         var firstFailure: (position: Int, code: Int32)?
@@ -69,11 +81,7 @@ enum TagCommand {
                     albumGate.merge(gate)
                     albumPeak = max(albumPeak, figures.peak)
                 } else {
-                    do {
-                        try to.output.write(writer(to).tag(path, track: figures, album: nil))
-                    } catch let e as TagFileError {
-                        fail(position, ErrorWording.tagFile(e), to)
-                    }
+                    try tagOne(position, path, figures, nil, to)
                 }
             }
             return true
@@ -90,11 +98,7 @@ enum TagCommand {
                     if cancellation.isCancelled {
                         return Interruption.reportMany(finished: file.position, cutShort: 0, total: done.total)
                     }
-                    do {
-                        try to.output.write(writer(to).tag(file.path, track: file.figures, album: albumFigures))
-                    } catch let e as TagFileError {
-                        fail(file.position, ErrorWording.tagFile(e), to)
-                    }
+                    try tagOne(file.position, file.path, file.figures, albumFigures, to)
                 }
             } catch is OutputClosed {
                 return 0
@@ -187,18 +191,39 @@ enum TagCommand {
             return b.bytes
         }
 
-        /// On a terminal: `name  -21.14 LUFS  track +3.14 dB 0.271899 (was: none)  written`.
+        /// The table's columns: loudness, each tag's value, what was done, the file (last, so
+        /// that no name moves the columns).
+        private var columns: [String] {
+            ["track gain", "track peak"] + (album ? ["album gain", "album peak"] : [])
+        }
+        private static let width = 12
+
+        private func pad(_ s: String, _ n: Int = width) -> String { s + String(repeating: " ", count: max(1, n - s.count)) }
+
+        func header() -> [UInt8] {
+            Array(("   LUFS  " + columns.map { pad($0) }.joined() + pad("action", 9) + "file\n").utf8)
+        }
+
+        /// ` -20.99  2.99 dB     0.270294    dry run  a.flac`, and under it the values the file
+        /// already holds (`existing`), when it holds any. Opus gains read `R128 -482`; its peak
+        /// columns `-`.
         func row(_ path: FilePath, track: ReplayGain.Figures, album: ReplayGain.Figures?,
                  new: [(key: String, value: String)], existing: [(key: String, value: String)], action: String) -> [UInt8] {
-            let values = new.map { n in
-                let old = existing.first { $0.key == n.key }?.value
-                let shown = SafeText.terminal(n.value)
-                return old == nil || old == n.value ? shown : shown + " (was " + SafeText.terminal(old!) + ")"
+            // The key each column shows: REPLAYGAIN_TRACK_GAIN, or R128_TRACK_GAIN for Opus.
+            func cell(_ column: String, _ pairs: [(key: String, value: String)]) -> String {
+                let words = column.uppercased().split(separator: " ")
+                if let v = pairs.first(where: { $0.key == "REPLAYGAIN_\(words[0])_\(words[1])" })?.value { return SafeText.terminal(v) }
+                if words[1] == "GAIN", let v = pairs.first(where: { $0.key == "R128_\(words[0])_GAIN" })?.value { return "R128 " + SafeText.terminal(v) }
+                return pairs.isEmpty ? "" : "-"
             }
-            let loudness = ReplayGain.fixed(track.integrated, decimals: 2) + " LUFS"
-            let verb = ["dry_run": "dry run, not written", "skipped": "skipped (equal tags)", "written": "tagged"][action] ?? action
-            return Array((path.description + "  " + loudness + "  " + zip(new, values).map { ReplayGain.shortName($0.0.key) + " " + $0.1 }
-                .joined(separator: "  ") + "  " + verb + "\n").utf8)
+            let loudness = ReplayGain.fixed(track.integrated, decimals: 2)
+            let verb = ["dry_run": "dry run", "skipped": "skipped", "written": "tagged"][action] ?? action
+            var text = String(repeating: " ", count: max(0, 7 - loudness.count)) + loudness + "  "
+                + columns.map { pad(cell($0, new)) }.joined() + pad(verb, 9) + path.description + "\n"
+            if !existing.isEmpty {
+                text += String(repeating: " ", count: 9) + columns.map { pad(cell($0, existing)) }.joined() + "existing\n"
+            }
+            return Array(text.utf8)
         }
     }
 }

@@ -118,7 +118,7 @@ enum Help {
               --true-peak        peaks are true peaks (between samples, as true_peak_db)
               --dry-run          write nothing; show the existing and the new values
               --skip-existing    leave a file alone when its tags already hold the new values
-          -f, --format FMT       ansi (a line per file) or ndjson   [ansi on a terminal, else ndjson]
+          -f, --format FMT       ansi (a table) or ndjson            [ansi on a terminal, else ndjson]
           -o, --output PATH      write the lines there instead of stdout
         \(manyOptions)
         A file that cannot be measured or tagged is one line on stderr; the others are still
