@@ -4,7 +4,7 @@
 // Layers (each folder under Sources/ is one):
 //   MeterCore      pure Swift, no C: levels, bands, frames, encoders, renderers, rings
 //   MeterIO        the only layer that touches C and the OS: PulseAudio, libsndfile, FFTW,
-//                  terminal, libmicrohttpd (loaded when a daemon starts; libebur128 is the
+//                  TagLib (through CTagLib's C functions), terminal, libmicrohttpd (loaded when a daemon starts; libebur128 is the
 //                  tests' loudness reference only)
 //   PulseMeterCLI  argument parsing, commands, help text, exit codes
 //   pulsemeter     the executable: a few lines calling PulseMeterCLI
@@ -46,7 +46,10 @@ let package = Package(
             .unsafeFlags(["-O"], .when(configuration: .debug)),
             .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
         ]),
-        .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW", "CMicroHTTPD"]),
+        // TagLib's C++ API (property maps: ReplayGain and R128 keys) behind a few C functions;
+        // TagLib 1.13's own C API (tag_c.h) has no arbitrary fields.
+        .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag")]),
+        .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW", "CMicroHTTPD", "CTagLib"]),
         .target(name: "PulseMeterCLI", dependencies: ["MeterCore", "MeterIO"]),
         .executableTarget(name: "pulsemeter", dependencies: ["PulseMeterCLI"]),
         // The tests' one way of waiting for a condition (shared by the test targets below).

@@ -2,7 +2,7 @@
 # share/fish/vendor_completions.d/pulsemeter.fish). Every option the parser knows must be
 # listed here: Tests/PulseMeterCLITests/InstallTests checks it, command by command.
 
-set -l commands monitor record analyze waveform play devices calibrate help
+set -l commands monitor record analyze waveform tag play devices calibrate help
 
 # True when the command is $argv (monitor: no command word, or "monitor").
 function __pulsemeter_command
@@ -34,7 +34,7 @@ function __pulsemeter_audio_files
     for f in $token*
         if test -d $f
             echo $f/
-        else if string match -qir '\.(wav|flac|ogg|oga|opus|mp3|aif|aiff|aifc|caf|au|snd|w64|rf64|voc|m4a|aac|mp4|mkv|webm|wma|amr)$' -- $f
+        else if string match -qir '\.(wav|flac|ogg|oga|opus|mp3|wv|aif|aiff|aifc|caf|au|snd|w64|rf64|voc|m4a|aac|mp4|mkv|webm|wma|amr)$' -- $f
             echo $f
         end
     end
@@ -45,11 +45,12 @@ complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a monitor
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a record -d 'meter while recording every captured frame to FILE'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a analyze -d 'run a file (or raw PCM on stdin) through the meter'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a waveform -d 'summarize a file into N bars'
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a tag -d 'write ReplayGain 2.0 tags (Opus: R128 gains) from the loudness'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a play -d 'play a file, showing its waveform and progress'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a devices -d 'list capture sources (and playback sinks)'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a calibrate -d 'measure a calibrator tone, print the --calibration value'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a help -d 'help for a command'
-complete -c pulsemeter -n '__pulsemeter_command help' -a "monitor record analyze waveform play devices calibrate"
+complete -c pulsemeter -n '__pulsemeter_command help' -a "monitor record analyze waveform tag play devices calibrate"
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -s V -l version -d 'show the version'
 
 # Meter options: monitor, record, analyze.
@@ -81,7 +82,7 @@ complete -c pulsemeter -n $meter -l weighting -x -a 'A C Z' -d 'frequency weight
 complete -c pulsemeter -n $meter -l time-weighting -x -a 'F S I' -d 'time weighting (implies --spl)'
 complete -c pulsemeter -n $meter -l calibration -x -d 'dB SPL that reads as 0 dBFS (implies --spl)'
 complete -c pulsemeter -n $meter -l mic-cal -r -F -d 'measurement microphone calibration file (implies --spl)'
-complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform play devices calibrate' -s h -l help -d 'show help'
+complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform tag play devices calibrate' -s h -l help -d 'show help'
 
 # Live capture: monitor, record.
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -s d -l device -x -a '(__pulsemeter_devices source)' -d 'PulseAudio source'
@@ -103,10 +104,10 @@ complete -c pulsemeter -n '__pulsemeter_command record' -l keep -x -d 'keep only
 
 # analyze
 complete -c pulsemeter -n '__pulsemeter_command analyze waveform' -l raw -x -a 's16le s24le s32le f32le' -d 'PCM layout on stdin'
-complete -c pulsemeter -n '__pulsemeter_command analyze waveform play' -a '(__pulsemeter_audio_files)'
+complete -c pulsemeter -n '__pulsemeter_command analyze waveform play tag' -a '(__pulsemeter_audio_files)'
 
-# many files: analyze, waveform
-set -l many '__pulsemeter_command analyze waveform'
+# many files: analyze, waveform, tag
+set -l many '__pulsemeter_command analyze waveform tag'
 complete -c pulsemeter -n $many -l files-from -r -F -d 'more files, one a line (- for stdin)'
 complete -c pulsemeter -n $many -l files-from0 -r -F -d 'more files, NUL-separated (- for stdin)'
 complete -c pulsemeter -n $many -s 0 -l null -d '--files-from lists are NUL-separated'
@@ -135,6 +136,15 @@ complete -c pulsemeter -n $wave -l played -x -d 'played fraction, 0..1'
 complete -c pulsemeter -n $wave -l played-color -x -d 'SVG played bar colour'
 complete -c pulsemeter -n $wave -s r -l rate -x -a '8000 16000 22050 44100 48000 96000' -d 'rate of the PCM on stdin'
 complete -c pulsemeter -n $wave -s c -l channels -x -a '1 2' -d 'channels of the PCM on stdin'
+
+# tag
+set -l tag '__pulsemeter_command tag'
+complete -c pulsemeter -n $tag -l album -d 'also album gain and peak: all the files together'
+complete -c pulsemeter -n $tag -l dry-run -d 'write nothing; show the existing and the new values'
+complete -c pulsemeter -n $tag -l skip-existing -d 'leave files whose tags hold the new values alone'
+complete -c pulsemeter -n $tag -l true-peak -d 'true peaks, not sample peaks'
+complete -c pulsemeter -n $tag -s f -l format -x -a 'ansi ndjson' -d 'output format'
+complete -c pulsemeter -n $tag -s o -l output -r -F -d 'write the lines there instead of stdout'
 
 # play
 set -l play '__pulsemeter_command play'

@@ -41,6 +41,15 @@ final class LibEBUR128 {
         samples.withUnsafeBufferPointer { add($0.baseAddress!, frames: samples.count / channels) }
     }
 
+    /// The integrated loudness of several streams' blocks together
+    /// (`ebur128_loudness_global_multiple`: an album), LUFS.
+    static func integrated(of streams: [LibEBUR128]) -> Double {
+        var states = streams.map(\.state)
+        return states.withUnsafeMutableBufferPointer { buf in
+            floored { ebur128_loudness_global_multiple(buf.baseAddress, buf.count, &$0) }
+        }
+    }
+
     /// LUFS, -160 when everything is gated away.
     var integrated: Double { Self.floored { ebur128_loudness_global(state, &$0) } }
     var momentary: Double { Self.floored { ebur128_loudness_momentary(state, &$0) } }

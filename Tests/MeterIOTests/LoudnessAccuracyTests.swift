@@ -297,3 +297,32 @@ import Testing
         }
     }
 }
+
+/// An album's loudness: the files' gates merged (`IntegratedGate.merge`) against libebur128's
+/// `loudness_global_multiple` over the same streams, the reference loudgain and rsgain use for
+/// ReplayGain album gain.
+@Suite struct AlbumLoudnessTests {
+    @Test func mergedGatesMatchLibebur128sMultiple() throws {
+        // Three "tracks": programme material at different levels and spreads; the quietest
+        // is mostly under the album's relative gate, though it passes its own.
+        let tracks = [
+            LoudnessSignals.programme(seconds: 12, spreadDb: 10, seed: 1),
+            LoudnessSignals.programme(seconds: 9, spreadDb: 22, seed: 2),
+            LoudnessSignals.programme(seconds: 15, spreadDb: 6, seed: 3).map { $0 * 0.05 },
+        ]
+        var album = IntegratedGate()
+        var references: [LibEBUR128] = []
+        for t in tracks {
+            let ours = try LoudnessSignals.measure(t).summary.loudness!
+            let ref = LoudnessSignals.reference(t)
+            #expect(abs(ours.integrated - ref.integrated) <= 0.05, "track: \(ours.integrated) vs \(ref.integrated)")
+            album.merge(try #require(ours.gatingBlocks))
+            references.append(ref)
+        }
+        let theirs = LibEBUR128.integrated(of: references)
+        #expect(abs(album.integratedLufs - theirs) <= 0.01, "album: \(album.integratedLufs) vs libebur128 \(theirs)")
+        // Not the mean of the tracks' figures: the quiet track's blocks are gated away.
+        let quiet = LoudnessSignals.reference(tracks[2]).integrated
+        #expect(theirs - quiet > 15)
+    }
+}

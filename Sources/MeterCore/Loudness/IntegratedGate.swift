@@ -8,7 +8,11 @@
 /// bin (counted when the gate lies in its lower half): a 0.01 LU question about blocks 10 LU
 /// below the mean, which moves the result by far less than 0.01 LU. The tests check it against
 /// libebur128's integrated loudness.
-public struct IntegratedGate {
+///
+/// Gates merge (`merge`): the bins' counts and energies add, so the merged gate is exactly
+/// the gate of all the streams' blocks together, as BS.1770 gates a programme made of them
+/// (an album's loudness, ReplayGain's album gain, libebur128's `loudness_global_multiple`).
+public struct IntegratedGate: Sendable, Equatable {
     public static let absoluteGateLufs = -70.0
     public static let relativeGateLu = -10.0
     static let binsPerLu = 100.0
@@ -38,6 +42,20 @@ public struct IntegratedGate {
         blocks += 1
         totalEnergy += energy
     }
+
+    /// Adds another stream's gating blocks (a Fenwick tree is a linear function of its
+    /// histogram, so the trees add element by element).
+    public mutating func merge(_ other: IntegratedGate) {
+        for i in 0..<counts.count {
+            counts[i] += other.counts[i]
+            energies[i] += other.energies[i]
+        }
+        blocks += other.blocks
+        totalEnergy += other.totalEnergy
+    }
+
+    /// The integrated loudness of the blocks so far (LUFS, -160 when none passed the gates).
+    public var integratedLufs: Double { LoudnessMeter.lufs(energy: integratedEnergy()) }
 
     /// The gated mean energy (0 when no block passed both gates).
     public func integratedEnergy() -> Double {

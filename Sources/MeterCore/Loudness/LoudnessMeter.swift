@@ -127,7 +127,7 @@ public final class LoudnessMeter {
         LoudnessSummary(
             integrated: Self.lufs(energy: gate.integratedEnergy()), range: range(),
             maxMomentary: Self.lufs(energy: maxMomentaryEnergy), maxShortTerm: Self.lufs(energy: maxShortTermEnergy),
-            truePeakDb: truePeakDb, target: target)
+            truePeakDb: truePeakDb, target: target, gatingBlocks: gate)
     }
 
     /// LUFS of a mean weighted energy: 10 log10(e) - 0.691, floored at -160.
@@ -175,11 +175,15 @@ public struct LoudnessSummary: Sendable, Equatable {
     public var truePeakDb: [Double]
     /// `--target`, when given.
     public var target: Double?
+    /// The stream's gating blocks (from a `LoudnessMeter`), for the loudness of several
+    /// streams together (`IntegratedGate.merge`: an album); not part of any line.
+    public var gatingBlocks: IntegratedGate?
     /// The gain that brings the stream to the target: target - integrated.
     public var gainDb: Double? { target.map { $0 - integrated } }
 
     public init(integrated: Double, range: Double, maxMomentary: Double, maxShortTerm: Double,
-                truePeakDb: [Double], target: Double? = nil) {
+                truePeakDb: [Double], target: Double? = nil, gatingBlocks: IntegratedGate? = nil) {
+        self.gatingBlocks = gatingBlocks
         self.integrated = integrated
         self.range = range
         self.maxMomentary = maxMomentary

@@ -176,6 +176,8 @@ public final class ServiceNotifySink: FrameSink, @unchecked Sendable {
         guard let k = index(change.stream) else { return }
         status.sources[k].name = change.source
     }
+    /// Nothing gathered: each message is sent as it is decided.
+    public func flush() throws {}
     public func end(_ summary: StreamSummary) throws {}
 }
 

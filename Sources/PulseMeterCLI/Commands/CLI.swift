@@ -6,7 +6,7 @@ public enum CLI {
     public static let version = "0.1.0"
 
     /// The commands, in the order help lists them (`monitor` is the default).
-    public static let commands = ["monitor", "record", "analyze", "waveform", "play", "devices", "calibrate"]
+    public static let commands = ["monitor", "record", "analyze", "waveform", "tag", "play", "devices", "calibrate"]
 
     /// Runs the tool and exits the process.
     public static func main() -> Never {
@@ -56,6 +56,7 @@ public enum CLI {
             switch command {
             case "analyze": return try AnalyzeCommand.run(parsed)
             case "waveform": return try WaveformCommand.run(parsed)
+            case "tag": return try TagCommand.run(parsed)
             default: return try LiveCommands.run(command, parsed)
             }
         } catch let e as AudioFile.DecoderMissing {
@@ -85,7 +86,8 @@ public enum CLI {
             _ = try WaveformCommand.bars(parsed)
             _ = try PixelOptions.parse(parsed, format: parsed.string("format") ?? "json")
         }
-        if ManyFiles.requested(parsed) { _ = try ManyFiles.jobs(parsed) }
+        if command == "tag" { _ = try MeterOptions.format(parsed, outputIsTerminal: false) }
+        if ManyFiles.requested(parsed) || command == "tag" { _ = try ManyFiles.jobs(parsed) }
     }
 
     /// `command`'s arguments parsed with its options; an option of another command is
@@ -111,13 +113,14 @@ public enum CLI {
         switch command {
         case "analyze": return AnalyzeCommand.specs
         case "waveform": return WaveformCommand.specs
+        case "tag": return TagCommand.specs
         default: return LiveCommands.specs(for: command)
         }
     }
 
     /// What each command's line starts with, for a hint that shows one.
     static let usage = ["monitor": "pulsemeter", "record": "pulsemeter record FILE", "analyze": "pulsemeter analyze FILE",
-                        "waveform": "pulsemeter waveform FILE", "play": "pulsemeter play FILE", "devices": "pulsemeter devices"]
+                        "waveform": "pulsemeter waveform FILE", "tag": "pulsemeter tag FILE", "play": "pulsemeter play FILE", "devices": "pulsemeter devices"]
 
     /// For an option `command` does not take but other commands do: which, with the command
     /// line to use ("--split is an option of record: pulsemeter record FILE --split 3").

@@ -50,7 +50,7 @@ enum CalibrateCommand {
 }
 
 /// Feeds the frames to the measurement and stops the run once it is done.
-final class CalibrationSink: FrameSink {
+final class CalibrationSink: DiscardingSink {
     private(set) var measurement: CalibrationMeasurement
     private(set) var outcome: CalibrationMeasurement.Outcome?
     private let cancellation: Cancellation
@@ -60,19 +60,9 @@ final class CalibrationSink: FrameSink {
         self.cancellation = cancellation
     }
 
-    func start(_ info: StreamInfo) throws {}
-
-    func frame(_ frame: MeterFrame) throws {
+    override func frame(_ frame: MeterFrame) throws {
         guard outcome == nil, let done = measurement.observe(frame) else { return }
         outcome = done
         cancellation.cancel()
     }
-
-    func gap(_ gap: StreamGap) throws {}
-    func device(_ change: DeviceChange) throws {}
-    func file(_ event: RecordingFileEvent) throws {}
-    func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
-    func idle(outage: Bool, stream: Int?) throws {}
-    func flush() throws {}
-    func end(_ summary: StreamSummary) throws {}
 }

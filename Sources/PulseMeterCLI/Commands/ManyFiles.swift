@@ -17,13 +17,18 @@ enum ManyFiles {
     /// What one file gave: its output lines (`complete` false when a stop signal cut it short:
     /// they say so), or a failure; and its warnings (a file that ends early), written to
     /// stderr when its turn comes.
-    struct Outcome: Sendable {
+    struct Outcome: Sendable, HasWarnings {
         enum Result: Sendable {
             case lines([UInt8], complete: Bool)
             case failed(PulsemeterError)
         }
         var result: Result
         var warnings: [String] = []
+    }
+
+    /// A file's result that may carry warnings for stderr.
+    protocol HasWarnings {
+        var warnings: [String] { get }
     }
 
     /// True when the command line asks for the many-file mode: more than one file, or a list,
@@ -35,9 +40,62 @@ enum ManyFiles {
     /// Runs `perFile` over the list and writes the lines; returns the exit status.
     /// `cancellation` (a stop signal) stops the hand-out of files; `perFile` gets it too, and
     /// the files it cut short give their lines so far. A run cut short says on stderr how many
-    /// files were not done and exits 130.
+    /// files were not done and exits 130. `failed`: where a file's failure goes (by default
+    /// its `error` line on the output).
     static func run(_ a: ParsedArguments, cancellation: Cancellation,
+                    failed: ((FilePath, PulsemeterError, Delivery) throws -> Void)? = nil,
                     perFile: @escaping @Sendable (FilePath) -> Outcome) throws -> Int32 {
+        var firstFailure: (position: Int, code: Int32)?
+        let done = try forEach(a, cancellation: cancellation, work: perFile) { position, path, outcome, to in
+            switch outcome.result {
+            case .lines(let bytes, let complete):
+                try to.output.write(bytes)
+                return complete
+            case .failed(let e):
+                if firstFailure == nil || position < firstFailure!.position { firstFailure = (position, e.exitCode) }
+                if let failed { try failed(path, e, to) } else { try to.output.write(errorLine(path, e)) }
+                return true
+            }
+        }
+        guard let done else { return 0 }
+        if let stopped = done.interruption() { return stopped }
+        return firstFailure?.code ?? 0
+    }
+
+    /// Where a delivered file's results go: the output, and stderr (`say`: one line, the
+    /// progress line cleared first; it comes back with the next file).
+    struct Delivery {
+        let output: FileDescriptorOutput
+        let progress: FileProgress
+        func say(_ message: String) {
+            progress.clear()
+            CLI.error(message)
+        }
+    }
+
+    /// How far a run over the list came.
+    struct Done {
+        var finished: Int
+        var cutShort: Int
+        var total: Int?
+        var reachedEnd: Bool
+        var cancelled: Bool
+
+        /// A run cut short by a stop signal: says so on stderr and gives the exit status (130).
+        func interruption() -> Int32? {
+            guard cancelled && (cutShort > 0 || !reachedEnd) else { return nil }
+            return Interruption.reportMany(finished: finished, cutShort: cutShort, total: total)
+        }
+    }
+
+    /// The list (positionals, `--files-from`, `--shard`) through `-j` workers: `work` on a
+    /// worker thread per file, `deliver` on the caller's thread in list order (`--unordered`:
+    /// as each finishes) with the output; it returns false for a file cut short. Warnings go
+    /// to stderr, the progress line meanwhile on stderr when the output is not a terminal.
+    /// nil when the output's reader went away.
+    static func forEach<T: Sendable>(_ a: ParsedArguments, cancellation: Cancellation,
+                                     work: @escaping @Sendable (FilePath) -> T,
+                                     deliver: (Int, FilePath, T, Delivery) throws -> Bool) throws -> Done? where T: HasWarnings {
         if a.positionals.contains("-") {
             throw PulsemeterError(.usage, "- (raw PCM on stdin) is one stream, not a list entry; give file names, or a list with --files-from -")
         }
@@ -58,40 +116,29 @@ enum ManyFiles {
         let total = list.total
         let progress = FileProgress(total: total, enabled: !output.isTerminal)
 
-        var firstFailure: (position: Int, code: Int32)?
         var finished = 0, cutShort = 0
         do {
             try OrderedWorkPool.run(
                 workers: jobs, ordered: !a.flag("unordered"),
                 shouldStop: { cancellation.isCancelled },
                 next: { list.next() },
-                work: { path, _ in perFile(path) },
+                work: { path, _ in work(path) },
                 deliver: { position, path, outcome in
                     if !outcome.warnings.isEmpty {
                         progress.clear()  // the progress line comes back with the next file
                         for w in outcome.warnings { CLI.warn(w) }
                     }
-                    switch outcome.result {
-                    case .lines(let bytes, let complete):
-                        try output.write(bytes)
-                        if complete { finished += 1 } else { cutShort += 1 }
-                    case .failed(let e):
-                        if firstFailure == nil || position < firstFailure!.position { firstFailure = (position, e.exitCode) }
-                        try output.write(errorLine(path, e))
-                        finished += 1
-                    }
+                    if try deliver(position, path, outcome, Delivery(output: output, progress: progress)) { finished += 1 } else { cutShort += 1 }
                     progress.advance()
                 })
         } catch is OutputClosed {
             progress.clear()
-            return 0
+            return nil
         }
         progress.clear()
         if let e = list.failure { throw e }
-        if cancellation.isCancelled && (cutShort > 0 || !list.reachedEnd) {
-            return Interruption.reportMany(finished: finished, cutShort: cutShort, total: total)
-        }
-        return firstFailure?.code ?? 0
+        return Done(finished: finished, cutShort: cutShort, total: total, reachedEnd: list.reachedEnd,
+                    cancelled: cancellation.isCancelled)
     }
 
     /// Runs one file's work on a worker thread: its lines (and whether they cover the whole
@@ -104,12 +151,16 @@ enum ManyFiles {
         do {
             let (bytes, complete) = try body { warnings.append($0) }
             result = .lines(bytes, complete: complete)
-        } catch let e as AudioFile.DecoderMissing {
-            result = .failed(RawInput.decoderMissing(e, command: command))
         } catch {
-            result = .failed(ErrorWording.userError(error) ?? PulsemeterError(.io, "\(error)"))
+            result = .failed(failure(error, command: command))
         }
         return Outcome(result: result, warnings: warnings)
+    }
+
+    /// A file's error as the user sees it (a missing decoder names the pipe that would work).
+    static func failure(_ error: any Error, command: String) -> PulsemeterError {
+        if let e = error as? AudioFile.DecoderMissing { return RawInput.decoderMissing(e, command: command) }
+        return ErrorWording.userError(error) ?? PulsemeterError(.io, "\(error)")
     }
 
     /// `{"type":"error","file":..,"code":..,"message":..}` and a newline.

@@ -14,6 +14,7 @@ enum ErrorWording {
         case let e as RecordingError: return recording(e)
         case let e as InputError: return input(e)
         case let e as OutputError: return output(e)
+        case let e as TagFileError: return tagFile(e)
         case let e as NetworkStreamError: return stream(e)
         case let e as OSThread.StartError: return PulsemeterError(.io, "cannot start a thread for \(e.role): \(e.reason)")
         default: return nil
@@ -189,6 +190,19 @@ enum ErrorWording {
     }
 
     /// An output that cannot be made (73) or written (74).
+    /// A file `tag` cannot tag: one that TagLib does not take is not audio it can tag (65), a
+    /// failed save cannot write the output (73).
+    static func tagFile(_ e: TagFileError) -> PulsemeterError {
+        switch e {
+        case .notTaggable(let path):
+            return PulsemeterError(.notDecodable, "cannot tag \(path): TagLib does not read it as a file it can tag (FLAC, Ogg Vorbis, Opus, MP3, M4A, WavPack and others); it was left as it is")
+        case .cannotHold(let path, let key):
+            return PulsemeterError(.notDecodable, "cannot tag \(path): its tag format has no room for \(key); it was left as it is")
+        case .cannotSave(let path):
+            return PulsemeterError(.cannotCreate, "cannot write the tags into \(path); check that the file and its directory are writable and the disk has room")
+        }
+    }
+
     static func output(_ e: OutputError) -> PulsemeterError {
         let writable = "check that the directory exists and is writable"
         switch e {

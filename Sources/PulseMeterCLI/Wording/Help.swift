@@ -74,6 +74,7 @@ enum Help {
       pulsemeter record FILE [OPTIONS]      the same, while recording every captured frame to FILE
       pulsemeter analyze FILE|- [OPTIONS]   run a file (or raw PCM on stdin) through the same meter
       pulsemeter waveform FILE [OPTIONS]    summarize a file into N bars (a voice-message waveform)
+      pulsemeter tag FILE... [--album]      write ReplayGain 2.0 tags (Opus: R128 gains) from the loudness
       pulsemeter play FILE [-d SINK]        play a file, showing its waveform and progress
       pulsemeter devices [--json]           list capture sources (and with --sinks, playback sinks)
       pulsemeter calibrate -d SOURCE        measure a calibrator's 1 kHz tone, print the --calibration value
@@ -101,6 +102,34 @@ enum Help {
     """
 
     static let command: [String: String] = [
+        "tag": """
+        usage: pulsemeter tag FILE... [--album] [--dry-run] [--skip-existing] [--true-peak] [OPTIONS]
+
+        Measures each file's integrated loudness (the meter of analyze) and writes ReplayGain
+        2.0 tags with TagLib: REPLAYGAIN_TRACK_GAIN ("\(ReplayGain.gainText(-6.52))", \(n(ReplayGain.referenceLufs)) LUFS minus the loudness)
+        and REPLAYGAIN_TRACK_PEAK ("\(ReplayGain.peakText(0.988553))", the sample peak as a ratio of full scale)
+        into FLAC, Ogg Vorbis, MP3 (ID3v2 TXXX), M4A, WavPack and what else TagLib tags. Opus
+        files get R128_TRACK_GAIN (RFC 7845: 1/256 dB of \(n(ReplayGain.opusReferenceLufs)) LUFS minus the loudness); their
+        header gain stays as it is. The audio itself is not rewritten.
+
+        options:
+              --album            also REPLAYGAIN_ALBUM_GAIN/PEAK (Opus: R128_ALBUM_GAIN): the
+                                 loudness of all the files' gating blocks together, the largest peak
+              --true-peak        peaks are true peaks (between samples, as true_peak_db)
+              --dry-run          write nothing; show the existing and the new values
+              --skip-existing    leave a file alone when its tags already hold the new values
+          -f, --format FMT       ansi (a table) or ndjson            [ansi on a terminal, else ndjson]
+          -o, --output PATH      write the lines there instead of stdout
+        \(manyOptions)
+        A file that cannot be measured or tagged is one line on stderr; the others are still
+        tagged, and the exit status is the first failure's (65 not audio or not taggable, 66
+        missing, 73 the tags could not be written).
+
+        examples:
+          pulsemeter tag --album album/*.flac
+          pulsemeter tag --dry-run -f ndjson *.opus
+
+        """,
         "calibrate": """
         usage: pulsemeter calibrate -d SOURCE [--reference DB] [-r HZ] [-c N] [--duration SEC]
 

@@ -1,0 +1,243 @@
+import MeterCore
+import MeterIO
+
+/// `pulsemeter tag FILE... [--album] [--dry-run] [--skip-existing] [--true-peak]`: ReplayGain
+/// 2.0 tags (Opus: R128 gains) from each file's loudness, written with TagLib.
+///
+/// Pass one measures every file through the same session `analyze` runs (the many-file
+/// workers, `-j`); pass two tags, on the caller's thread: each file as its measurement arrives,
+/// or with `--album` once every file is measured (the album's loudness is that of all the
+/// files' gating blocks together, `IntegratedGate.merge`; its peak the largest). A file that
+/// cannot be measured or tagged is one stderr line, and the exit status is the first such
+/// file's code; the others are still tagged.
+enum TagCommand {
+    static let specs: [OptionSpec] = ManyFiles.specs + [
+        OptionSpec("--album", value: false), OptionSpec("--dry-run", value: false),
+        OptionSpec("--skip-existing", value: false), OptionSpec("--true-peak", value: false),
+        OptionSpec("-f", "--format"), OptionSpec("-o", "--output"), OptionSpec("-h", "--help", value: false),
+    ]
+
+    /// One file's measurement.
+    struct Measured: Sendable, ManyFiles.HasWarnings {
+        enum Result: Sendable {
+            case measured(ReplayGain.Figures, IntegratedGate)
+            case cutShort
+            case failed(PulsemeterError)
+        }
+        var result: Result
+        var warnings: [String] = []
+    }
+
+    static func run(_ a: ParsedArguments) throws -> Int32 {
+        guard !a.positionals.isEmpty || a.has("files-from") || a.has("files-from0") else {
+            throw PulsemeterError(.usage, "tag needs the files to tag: pulsemeter tag FILE... (see pulsemeter tag --help)")
+        }
+        let album = a.flag("album")
+        if album && a.has("shard") {
+            throw PulsemeterError(.usage, "--shard splits a list between runs, but --album measures the album as one: drop --shard")
+        }
+        let truePeak = a.flag("true-peak")
+        _ = try MeterOptions.format(a, outputIsTerminal: false)  // its spelling checked before any file
+        // A table on a terminal (its header before the first row), NDJSON elsewhere (or as -f says).
+        var headerWritten = false
+        func tagOne(_ position: Int, _ path: FilePath, _ track: ReplayGain.Figures, _ albumFigures: ReplayGain.Figures?,
+                    _ to: ManyFiles.Delivery) throws {
+            let table = try MeterOptions.format(a, outputIsTerminal: to.output.isTerminal) == .ansi
+            let writer = Writer(dryRun: a.flag("dry-run"), skipExisting: a.flag("skip-existing"), table: table, album: album)
+            do {
+                let line = try writer.tag(path, track: track, album: albumFigures)
+                if table && !headerWritten {
+                    try to.output.write(writer.header())
+                    headerWritten = true
+                }
+                try to.output.write(line)
+            } catch let e as TagFileError {
+                fail(position, ErrorWording.tagFile(e), to)
+            }
+        }
+        let cancellation = try Signals.stopCancellation()
+        var firstFailure: (position: Int, code: Int32)?
+        func fail(_ position: Int, _ e: PulsemeterError, _ to: ManyFiles.Delivery) {
+            if firstFailure == nil || position < firstFailure!.position { firstFailure = (position, e.exitCode) }
+            to.say(e.message)
+        }
+        // The album's files as they were measured, in list order, and its gate.
+        var measured: [(position: Int, path: FilePath, figures: ReplayGain.Figures)] = []
+        var albumGate = IntegratedGate()
+        var albumPeak = 0.0
+        var delivery: ManyFiles.Delivery?
+        let done = try ManyFiles.forEach(a, cancellation: cancellation, work: { path in
+            measure(path, truePeak: truePeak, cancellation: cancellation)
+        }, deliver: { position, path, m, to in
+            delivery = to
+            switch m.result {
+            case .failed(let e):
+                fail(position, e, to)
+            case .cutShort:
+                return false
+            case .measured(let figures, let gate):
+                if album {
+                    measured.append((position, path, figures))
+                    albumGate.merge(gate)
+                    albumPeak = max(albumPeak, figures.peak)
+                } else {
+                    try tagOne(position, path, figures, nil, to)
+                }
+            }
+            return true
+        })
+        guard let done else { return 0 }
+        if let stopped = done.interruption() {
+            if album { CLI.error("no file was tagged: the album was not measured to its end") }
+            return stopped
+        }
+        if album, let to = delivery {
+            let albumFigures = ReplayGain.Figures(integrated: albumGate.integratedLufs, peak: albumPeak)
+            do {
+                for file in measured {
+                    if cancellation.isCancelled {
+                        return Interruption.reportMany(finished: file.position, cutShort: 0, total: done.total)
+                    }
+                    try tagOne(file.position, file.path, file.figures, albumFigures, to)
+                }
+            } catch is OutputClosed {
+                return 0
+            }
+        }
+        return firstFailure?.code ?? 0
+    }
+
+    /// Pass one for one file, on a worker: the analyze session with loudness, into no sink
+    /// (only its end figures count).
+    static func measure(_ path: FilePath, truePeak: Bool, cancellation: Cancellation) -> Measured {
+        var warnings: [String] = []
+        do {
+            let source = try AudioFile.open(path)
+            var s = MeterSettings.defaults
+            s.rate = source.rate
+            s.channels = source.channels
+            s.loudness = true
+            let settings = try ValidSettings(s)
+            let description = SessionDescription(sources: [.init(source, settings: settings)], threads: .inline)
+            let summary = try MeterSession(description, cancellation: cancellation).run(into: [DiscardingSink()])[0]
+            guard summary.complete ?? true else { return Measured(result: .cutShort) }
+            if let file = source as? SoundFileReader, summary.pos == file.framesRead {
+                try InputEnding.report(file) { warnings.append($0) }
+            }
+            guard let loudness = summary.loudness, let gate = loudness.gatingBlocks else {
+                preconditionFailure("a session with loudness gives its loudness")
+            }
+            let peakDb = (truePeak ? loudness.truePeakDb : summary.peakDb).max() ?? Decibels.floor
+            let figures = ReplayGain.Figures(integrated: loudness.integrated, peak: ReplayGain.ratio(db: peakDb))
+            return Measured(result: .measured(figures, gate), warnings: warnings)
+        } catch {
+            return Measured(result: .failed(ManyFiles.failure(error, command: "tag")), warnings: warnings)
+        }
+    }
+
+    /// Pass two: reads a file's tags, compares, writes (or with --dry-run only says) and gives
+    /// its output line.
+    struct Writer {
+        let dryRun: Bool, skipExisting: Bool, table: Bool, album: Bool
+
+        func tag(_ path: FilePath, track: ReplayGain.Figures, album albumFigures: ReplayGain.Figures?) throws(TagFileError) -> [UInt8] {
+            let file = try TagFile(path)
+            let opus = file.kind == .opus
+            let new = ReplayGain.tags(track: track, album: albumFigures, opus: opus)
+            let keys = ReplayGain.keys(album: album, opus: opus)
+            let existing = keys.compactMap { k in file.value(k).map { (key: k, value: $0) } }
+            let action: String
+            if dryRun {
+                action = "dry_run"
+            } else if skipExisting && new.allSatisfy({ n in existing.contains { $0.key == n.key && $0.value == n.value } }) {
+                action = "skipped"
+            } else {
+                for t in new { try file.set(t.key, t.value) }
+                try file.save()
+                action = "written"
+            }
+            return table ? row(path, track: track, album: albumFigures, new: new, existing: existing, action: action)
+                : line(path, track: track, album: albumFigures, new: new, existing: existing, action: action)
+        }
+
+        /// `{"type":"tag","file":..,"lufs_i":..,"peak":..,["album_lufs_i":..,"album_peak":..,]
+        /// "tags":{KEY:VALUE,..},"existing":{..},"action":"written"|"skipped"|"dry_run"}`.
+        func line(_ path: FilePath, track: ReplayGain.Figures, album: ReplayGain.Figures?,
+                  new: [(key: String, value: String)], existing: [(key: String, value: String)], action: String) -> [UInt8] {
+            let b = JSONLineBuilder()
+            b.raw("{\"type\":\"tag\"")
+            b.field("file", path.string)
+            b.field("lufs_i", track.integrated, decimals: 2)
+            b.field("peak", track.peak, decimals: 6)
+            if let album {
+                b.field("album_lufs_i", album.integrated, decimals: 2)
+                b.field("album_peak", album.peak, decimals: 6)
+            }
+            func object(_ name: StaticString, _ pairs: [(key: String, value: String)]) {
+                b.key(name)
+                b.raw("{")
+                for (i, p) in pairs.enumerated() {
+                    if i > 0 { b.raw(",") }
+                    b.string(p.key)
+                    b.raw(":")
+                    b.string(p.value)
+                }
+                b.raw("}")
+            }
+            object("tags", new)
+            object("existing", existing)
+            b.field("action", action)
+            b.raw("}\n")
+            return b.bytes
+        }
+
+        /// The table's columns: loudness, each tag's value, what was done, the file (last, so
+        /// that no name moves the columns).
+        private var columns: [String] {
+            ["track gain", "track peak"] + (album ? ["album gain", "album peak"] : [])
+        }
+        private static let width = 12
+
+        private func pad(_ s: String, _ n: Int = width) -> String { s + String(repeating: " ", count: max(1, n - s.count)) }
+
+        func header() -> [UInt8] {
+            Array(("   LUFS  " + columns.map { pad($0) }.joined() + pad("action", 9) + "file\n").utf8)
+        }
+
+        /// ` -20.99  2.99 dB     0.270294    dry run  a.flac`, and under it the values the file
+        /// already holds (`existing`), when it holds any. Opus gains read `R128 -482`; its peak
+        /// columns `-`.
+        func row(_ path: FilePath, track: ReplayGain.Figures, album: ReplayGain.Figures?,
+                 new: [(key: String, value: String)], existing: [(key: String, value: String)], action: String) -> [UInt8] {
+            // The key each column shows: REPLAYGAIN_TRACK_GAIN, or R128_TRACK_GAIN for Opus.
+            func cell(_ column: String, _ pairs: [(key: String, value: String)]) -> String {
+                let words = column.uppercased().split(separator: " ")
+                if let v = pairs.first(where: { $0.key == "REPLAYGAIN_\(words[0])_\(words[1])" })?.value { return SafeText.terminal(v) }
+                if words[1] == "GAIN", let v = pairs.first(where: { $0.key == "R128_\(words[0])_GAIN" })?.value { return "R128 " + SafeText.terminal(v) }
+                return pairs.isEmpty ? "" : "-"
+            }
+            let loudness = ReplayGain.fixed(track.integrated, decimals: 2)
+            let verb = ["dry_run": "dry run", "skipped": "skipped", "written": "tagged"][action] ?? action
+            var text = String(repeating: " ", count: max(0, 7 - loudness.count)) + loudness + "  "
+                + columns.map { pad(cell($0, new)) }.joined() + pad(verb, 9) + path.description + "\n"
+            if !existing.isEmpty {
+                text += String(repeating: " ", count: 9) + columns.map { pad(cell($0, existing)) }.joined() + "existing\n"
+            }
+            return Array(text.utf8)
+        }
+    }
+}
+
+/// A sink that takes a session's lines and keeps none (a measurement that reads only the
+/// summary `run` returns; `CalibrationSink` overrides what it watches).
+class DiscardingSink: FrameSink {
+    func start(_ info: StreamInfo) throws {}
+    func frame(_ frame: MeterFrame) throws {}
+    func gap(_ gap: StreamGap) throws {}
+    func device(_ change: DeviceChange) throws {}
+    func file(_ event: RecordingFileEvent) throws {}
+    func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
+    func idle(outage: Bool, stream: Int?) throws {}
+    func flush() throws {}
+    func end(_ summary: StreamSummary) throws {}
+}
