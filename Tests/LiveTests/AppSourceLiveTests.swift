@@ -125,11 +125,7 @@ extension LiveSuite {
         /// whose powers add in any 50 ms window to 0.03 dB: 10 log10(2) dB more), none reads
         /// silence. A frame whose window reaches back into the silence before
         /// the application played (the first one after silent frames) is the window's, not a
-        /// reading of silence, and is left out. The first two thirds of a second of the sum (twenty
-        /// frames) are not held to the level: on PipeWire in about one run in ten, and on
-        /// PulseAudio beside CI's builds in 2 to 4 of 100, one or two frames in the first 0.4 s
-        /// read 0.5 to 2.7 dB low (never silence, which is checked in every frame); why is open.
-        static let settling = 20
+        /// reading of silence, and is left out.
         static func inventedSilence(_ lines: [JSONLine], run k: Int) -> [String] {
             let expected = -20 + 10 * log10(2.0)
             let levels = lines.filter { $0.type == "frame" }.compactMap { $0.doubles("rms_db") }
@@ -139,7 +135,7 @@ extension LiveSuite {
             if levels[first...].contains(where: { $0.contains(-160) }) {
                 return ["run \(k): a frame of silence after the audio started"]
             }
-            let playing = levels[(first == 0 ? first : first + 1)...].dropFirst(settling)
+            let playing = levels[(first == 0 ? first : first + 1)...]
             let off = playing.enumerated().filter { _, l in l.contains { abs($0 - expected) > 0.5 } }
             guard off.isEmpty else {
                 return ["run \(k): \(off.count) of \(playing.count) frames after the audio started are off \(expected): "
