@@ -29,7 +29,7 @@ extension LiveSuite {
         }
 
         /// The files the examples name: short sounds (a tone, a silence, a louder tone) in each
-        /// container, an mkv through ffmpeg, and an inbox of Ogg files.
+        /// container, an mkv through ffmpeg, an inbox of Ogg files and an album of FLAC files.
         static func makeFixtures(in dir: String) throws {
             let base = dir + "/base.wav"
             let tone = try run(["sox", "-n", "-r", "48000", "-c", "2", "-b", "16", base,
@@ -43,7 +43,11 @@ extension LiveSuite {
             let mkv = try run(["ffmpeg", "-nostdin", "-v", "error", "-i", base, "-c:a", "libvorbis", dir + "/talk.mkv"], timeout: 60)
             #expect(mkv.status == 0, "\(mkv.stderr)")
             try FileManager.default.createDirectory(atPath: dir + "/inbox/old", withIntermediateDirectories: true)
-            for name in ["inbox/a.ogg", "inbox/old/b.ogg"] { _ = try run(["sox", base, dir + "/" + name], timeout: 30) }
+            try FileManager.default.createDirectory(atPath: dir + "/album", withIntermediateDirectories: true)
+            for name in ["inbox/a.ogg", "inbox/old/b.ogg", "album/01.flac", "album/02.flac"] {
+                let r = try run(["sox", base, dir + "/" + name], timeout: 30)
+                #expect(r.status == 0, "\(name): \(r.stderr)")
+            }
             try FileManager.default.removeItem(atPath: base)
         }
 
@@ -54,7 +58,7 @@ extension LiveSuite {
             let pulsemeter = """
             #!/bin/bash
             case "${1:-}" in
-              analyze|waveform|devices|-h|--help|-V|--version) '\(runScript)' "$@" ;;
+              analyze|waveform|devices|tag|-h|--help|-V|--version) '\(runScript)' "$@" ;;
               *) timeout --preserve-status -s TERM \(seconds) '\(runScript)' "$@" ;;
             esac
             status=$?
