@@ -17,9 +17,10 @@ import Testing
     static let underCI = ProcessInfo.processInfo.environment["CI"] == "true"
     static let isRoot = getuid() == 0
 
-    /// True when the binary under test does not load the Swift runtime from the toolchain.
+    /// True when the binary under test does not load the Swift runtime from the toolchain
+    /// (ldd: libc-bin, on every Debian system, where readelf's binutils is per architecture).
     static let binaryIsStaticRelease: Bool = {
-        guard let r = try? Tool.exec("/usr/bin/readelf", ["-d", Tool.binary]), r.status == 0 else { return false }
+        guard let r = try? Tool.exec("/usr/bin/ldd", [Tool.binary]), r.status == 0 else { return false }
         return !r.out.contains("libswiftCore")
     }()
 
