@@ -5,17 +5,7 @@ import Testing
 /// The debug-build check of the threading rule: a sink call from a second thread, or two calls
 /// at once, stops the process (exit tests run the body in a child process).
 @Suite struct ThreadCheckedSinkTests {
-    final class Quiet: FrameSink, @unchecked Sendable {
-        func start(_ info: StreamInfo) throws {}
-        func frame(_ frame: MeterFrame) throws {}
-        func gap(_ gap: StreamGap) throws {}
-        func device(_ change: DeviceChange) throws {}
-        func file(_ event: RecordingFileEvent) throws {}
-        func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
-        func idle(outage: Bool, stream: Int?) throws {}
-        func flush() throws {}
-        func end(_ summary: StreamSummary) throws {}
-    }
+    final class Quiet: DiscardingSink, @unchecked Sendable {}
 
     static let info = StreamInfo(source: "test", settings: MeterSettings(rate: 8000, channels: 1, fps: 100))
 

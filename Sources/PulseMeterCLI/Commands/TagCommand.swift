@@ -227,17 +227,3 @@ enum TagCommand {
         }
     }
 }
-
-/// A sink that takes a session's lines and keeps none (a measurement that reads only the
-/// summary `run` returns; `CalibrationSink` overrides what it watches).
-class DiscardingSink: FrameSink {
-    func start(_ info: StreamInfo) throws {}
-    func frame(_ frame: MeterFrame) throws {}
-    func gap(_ gap: StreamGap) throws {}
-    func device(_ change: DeviceChange) throws {}
-    func file(_ event: RecordingFileEvent) throws {}
-    func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
-    func idle(outage: Bool, stream: Int?) throws {}
-    func flush() throws {}
-    func end(_ summary: StreamSummary) throws {}
-}
