@@ -237,4 +237,19 @@ import Testing
         Tool.expectError(try Tool.run(["tag"]), 64, mentions: ["FILE"])
         Tool.expectError(try Tool.run(["tag", "--album", "--shard", "1/2", good]), 64, mentions: ["--shard", "--album"])
     }
+
+    /// A file that cannot be written (immutable, `chattr +i`: refused to root as well, where
+    /// the tests run): exit 73, one line saying so, and the file as it was.
+    @Test func anUnwritableFileIsExit73() throws {
+        let dir = try TempDir()
+        let file = try Self.album("flac", in: dir)[0]
+        let chattr = try #require(Tool.which("chattr"), "chattr is not installed (e2fsprogs; scripts/setup installs it)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        let locked = try Tool.exec(chattr, ["+i", file])
+        try #require(locked.status == 0, "this file system does not take chattr +i: \(locked.err)")
+        defer { _ = try? Tool.exec(chattr, ["-i", file]) }
+        let r = try Tool.run(["tag", "-f", "ndjson", file])
+        Tool.expectError(r, 73, mentions: ["cannot write the tags", "src0.flac"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+    }
 }

@@ -75,9 +75,11 @@ public final class MeterSession: @unchecked Sendable {
     /// this order; the summaries, in source order. Throws the first error of a source or a sink.
     @discardableResult
     public func run(into sinks: [any FrameSink]) throws -> [StreamSummary] {
-        var sink = sinks.count == 1 ? sinks[0] : FanOutSink(sinks)
+        let fanned = sinks.count == 1 ? sinks[0] : FanOutSink(sinks)
         #if DEBUG
-        sink = ThreadCheckedSink(sink, rule: (live?.sessions.count ?? 1) > 1 ? .oneAtATime : .oneThread)
+        let sink: any FrameSink = ThreadCheckedSink(fanned, rule: (live?.sessions.count ?? 1) > 1 ? .oneAtATime : .oneThread)
+        #else
+        let sink = fanned
         #endif
         if let live { return try live.run(sink: sink) }
         let sources = description.sources
