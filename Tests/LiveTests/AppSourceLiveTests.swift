@@ -15,17 +15,11 @@ extension LiveSuite {
             }
         }
 
-        /// The players buffer a quarter of a second: with 30 ms, ten at once underran on a loaded
-        /// machine and the sinks played silence, which the meter rightly read (by hand, beside
-        /// three builds: frames 0.3 to 1.5 dB low in 4 of 9 runs with 30 ms, none in 18 with 250
-        /// or 1000 ms).
-        static let playerLatencyMs = 250
-
         /// pacat playing `samples` into vsink as the application `name`.
         static func player(_ name: String, _ samples: [Int16], server: PulseServer, dir: String) throws -> Subprocess {
             let file = dir + "/\(name)-\(UUID().uuidString).raw"  // two players of one name: two files
             try writeRaw(samples, to: file)
-            return try Subprocess(["pacat", "--latency-msec=\(playerLatencyMs)", "--raw", "--rate=48000", "--channels=2", "--format=s16le",
+            return try Subprocess(["pacat", "--latency-msec=\(Live.playerLatencyMs)", "--raw", "--rate=48000", "--channels=2", "--format=s16le",
                                    "--property=application.name=\(name)", "-d", "vsink", file], env: server.environment)
         }
 
@@ -171,7 +165,7 @@ extension LiveSuite {
                 let names = (0..<5).map { "pm-tones-\(alreadyPlaying ? "a" : "b")-\(batch)-\($0)" }
                 func players(_ name: String) throws -> [Subprocess] {
                     try zip(files, sinks).map { file, sink in
-                        try Subprocess(["pacat", "--latency-msec=\(Self.playerLatencyMs)", "--raw", "--rate=48000", "--channels=2",
+                        try Subprocess(["pacat", "--latency-msec=\(Live.playerLatencyMs)", "--raw", "--rate=48000", "--channels=2",
                                         "--format=s16le", "--property=application.name=\(name)", "-d", sink, file],
                                        env: server.environment)
                     }

@@ -52,6 +52,13 @@ enum Live {
     static let rate = 48000
     static let channels = 2
 
+    /// How much the test players (pacat) buffer: a quarter of a second. With 30 ms they
+    /// underran on a loaded machine and the sinks played silence, which the meter rightly read
+    /// as a lower level (by hand, beside three builds: frames 0.3 to 1.5 dB low in 4 of 9 runs
+    /// with 30 ms, none in 18 with 250 or 1000 ms; a fresh-clone run beside three builds
+    /// recorded a tone 0.5 dB low). The audio starts as soon: pacat fills the buffer at once.
+    static let playerLatencyMs = 250
+
     /// PULSEMETER_TEST_SERVER=pipewire runs the live tests against PipeWire's pulse server;
     /// anything else (or unset) against PulseAudio.
     static let kind: ServerKind = ProcessInfo.processInfo.environment["PULSEMETER_TEST_SERVER"] == "pipewire"
@@ -389,13 +396,13 @@ final class PulseServer: Sendable {
 
     var environment: [String: String] { ["PULSE_SERVER": address] }
 
-    /// Plays `samples` (interleaved s16le) into `sink` with pacat (30 ms latency), from a raw
+    /// Plays `samples` (interleaved s16le) into `sink` with pacat (`Live.playerLatencyMs`), from a raw
     /// file written in `dir`; kill the player when done.
     func play(_ samples: [Int16], into sink: String = "vsink", rate: Int = Live.rate, channels: Int = Live.channels,
               dir: String) throws -> Subprocess {
         let file = dir + "/play-\(sink).raw"
         try writeRaw(samples, to: file)
-        return try Subprocess(["pacat", "--latency-msec=30", "--raw", "--rate=\(rate)", "--channels=\(channels)",
+        return try Subprocess(["pacat", "--latency-msec=\(Live.playerLatencyMs)", "--raw", "--rate=\(rate)", "--channels=\(channels)",
                                "--format=s16le", "-d", sink, file], env: environment)
     }
 
