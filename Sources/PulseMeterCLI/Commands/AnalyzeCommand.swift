@@ -33,7 +33,8 @@ enum AnalyzeCommand {
                                    color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         }
         // Only a stop signal cancels here: the end line waits for every hook accepted.
-        let (hooks, fullSink) = try HookOptions.attach(a, to: sink, stop: cancellation)
+        let (hooks, hooked) = try HookOptions.attach(a, to: sink, stop: cancellation)
+        let fullSink = try PeriodOptions.attach(a, to: hooked, live: false, spl: settings.settings.spl != nil)
         defer { hooks?.finish() }  // when the end line was not written (its reader went away)
         // On a terminal, one progress line on stderr, replaced by what follows (the summary, an
         // error); not when NDJSON goes to that terminal (it would split its lines), and nothing
@@ -73,6 +74,9 @@ extension AnalyzeCommand {
             throw PulsemeterError(.usage, "--format ansi is not allowed with many files: they give one NDJSON line each; drop --format")
         }
         _ = try MeterOptions.settings(a)  // option values checked once, before any file
+        for key in ["interval", "lden"] where a.has(key) {
+            throw PulsemeterError(.usage, "--\(key) gives the period lines of one input, not of many; run analyze once per file")
+        }
         if a.has("exec") {
             throw PulsemeterError(.usage, "--exec runs with one input file (or stdin), not with many; run analyze once per file")
         }

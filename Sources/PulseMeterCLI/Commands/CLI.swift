@@ -79,6 +79,7 @@ public enum CLI {
             }
             if command != "analyze" { _ = try RecordingOptions.bitrate(parsed, record: parsed.positionalPaths.first ?? parsed.path("record")) }
             _ = try MeterOptions.format(parsed, outputIsTerminal: false)
+            _ = try PeriodOptions.settings(parsed, live: command != "analyze", spl: s.settings.spl != nil)
             if command != "analyze" { _ = try LiveSources.devices(parsed) }
         }
         if ["play", "calibrate"].contains(command) { _ = try LiveSources.single(parsed) }

@@ -39,6 +39,7 @@ enum LiveCommands {
     /// one run) into the terminal or NDJSON sink, and the HTTP server and hooks when asked.
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
         let url = try streamURL(a)
+        _ = try PeriodOptions.settings(a, live: true, spl: try MeterOptions.read(a).spl != nil)  // before any server
         let given = try LiveSources.devices(a)
         if given.count > 1 && a.has("listen") {
             throw PulsemeterError(.usage, "--listen serves one source: give -d once with --listen")
@@ -98,7 +99,8 @@ enum LiveCommands {
             CLI.note(serving(session.liveSourceNames.first ?? url?.shown ?? "default", listening))
         }
         defer { server?.finish() }
-        let (runner, fullSink) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
+        let (runner, hooked) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
+        let fullSink = try PeriodOptions.attach(a, to: hooked, live: true, spl: all[0].settings.settings.spl != nil)
         hooks = runner
         let notifier = serviceNotifier(serviceManager, stop: cancellation)
         // The run can end before the signal thread reaches the wake-up above: said before the exit.

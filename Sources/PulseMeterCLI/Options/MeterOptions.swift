@@ -11,7 +11,7 @@ enum MeterOptions {
         OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
         OptionSpec("--clip-db"), OptionSpec("--octaves"), OptionSpec("--meter"), OptionSpec("--vu-ref"),
         OptionSpec("-h", "--help", value: false),
-    ] + loudnessSpecs + soundLevelSpecs + HookOptions.specs
+    ] + loudnessSpecs + soundLevelSpecs + HookOptions.specs + PeriodOptions.specs
 
     /// The sound level meter's options.
     static let soundLevelSpecs: [OptionSpec] = [
