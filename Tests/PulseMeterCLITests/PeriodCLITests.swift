@@ -85,3 +85,65 @@ import Testing
         try Tool.expectError(live, 64, mentions: ["wall clock"])
     }
 }
+
+/// `-f csv` read back with Python's csv module: the same numbers as the NDJSON lines.
+@Suite struct CSVCLITests {
+    /// The rows of `csv` as Python's csv module reads them (header first).
+    static func parse(_ csv: Data) throws -> [[String]] {
+        let dir = try TempDir()
+        let path = try dir.write(Array(csv), "out.csv")
+        let py = try Tool.exec(try #require(Tool.which("python3")), ["-c", """
+            import csv, json, sys
+            raw = open(sys.argv[1], 'rb').read()
+            assert raw.endswith(b'\\r\\n') and raw.count(b'\\n') == raw.count(b'\\r\\n'), 'rows end in CRLF'
+            print(json.dumps(list(csv.reader(open(sys.argv[1], newline='')))))
+            """, path])
+        #expect(py.status == 0, "\(py.err)")
+        return try #require(try JSONSerialization.jsonObject(with: py.stdout) as? [[String]])
+    }
+
+    static let args = ["analyze", "-", "--raw", "s16le", "-r", "8000", "-c", "2", "--fps", "10", "--spl"]
+
+    /// 2 channels, 150 s in 60 s periods: a header row and 3 period rows whose every number is
+    /// the period line's.
+    @Test func periodRowsMatchThePeriodLines() throws {
+        let mono = PeriodCLITests.tone(seconds: 150) { -30 + Double($0 % 7) }
+        var stereo = Data()
+        for i in stride(from: 0, to: mono.count, by: 2) { stereo += mono[i..<i + 2] + mono[i..<i + 2] }
+        let options = ["--interval", "60", "--start-time", "2026-12-04T10:00:00+01:00"]
+        let nd = try Tool.run(Self.args + options + ["-f", "ndjson"], stdin: stereo)
+        let periods = try PeriodCLITests.lines(nd, "period")
+        let names = try #require(try PeriodCLITests.lines(nd, "start").first?["channel_names"] as? [String])
+        let dir = try TempDir()
+        let out = dir.path("periods.csv")
+        let r = try Tool.run(Self.args + options + ["-f", "csv", "-o", out], stdin: stereo)
+        #expect(r.status == 0 && r.stdout.isEmpty, "\(r.err)")
+        let rows = try Self.parse(try Data(contentsOf: URL(fileURLWithPath: out)))
+        #expect(rows.count == 1 + periods.count && periods.count == 3)
+        let header = rows[0]
+        #expect(header.contains("leq_db_\(names[0])") && header.contains("l90_db_\(names[1])"))
+        for (row, line) in zip(rows.dropFirst(), periods) {
+            let field = Dictionary(uniqueKeysWithValues: zip(header, row))
+            #expect(field["type"] == "period")
+            #expect(field["start"] == line["start"] as? String && field["end"] == line["end"] as? String)
+            #expect(Double(field["seconds"]!) == Tool.double(line["seconds"]))
+            for key in ["leq_db", "lmax_db", "lmin_db", "l10_db", "l50_db", "l90_db", "peak_db"] {
+                #expect(names.map { Double(field["\(key)_\($0)"]!)! } == Tool.doubles(line[key]), "\(key)")
+            }
+        }
+    }
+
+    /// Without --interval, a row per frame with the frame's numbers.
+    @Test func frameRowsMatchTheFrames() throws {
+        let input = PeriodCLITests.tone(seconds: 4) { -20 - Double($0) }
+        let frames = try PeriodCLITests.lines(try Tool.run(Self.args.prefix(6) + ["-c", "1", "--fps", "10", "--spl", "-f", "ndjson"], stdin: input), "frame")
+        let r = try Tool.run(Self.args.prefix(6) + ["-c", "1", "--fps", "10", "--spl", "-f", "csv"], stdin: input)
+        let rows = try Self.parse(r.stdout)
+        #expect(rows[0] == ["t", "pos", "rms_db_mono", "peak_db_mono", "spl_db_mono", "leq_db_mono"])
+        #expect(rows.count == 1 + frames.count && frames.count == 40)
+        for (row, f) in zip(rows.dropFirst(), frames) {
+            #expect(row.map { Double($0)! } == [Tool.double(f["t"])!, Double(Tool.int(f["pos"])!)]
+                    + Tool.doubles(f["rms_db"]) + Tool.doubles(f["peak_db"]) + Tool.doubles(f["spl_db"]) + Tool.doubles(f["leq_db"]))
+        }
+    }
+}

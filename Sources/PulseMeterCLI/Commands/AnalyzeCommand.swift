@@ -22,12 +22,13 @@ enum AnalyzeCommand {
         let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
         let output = try OutputChoice.open(a)
-        let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
+        let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal, csv: true)
         let sink: any FrameSink
         switch format {
         case .ndjson:
             // The session's output thread flushes it whenever it has written all that is queued.
             sink = NDJSONSink(output: output, gathering: true)
+        case .csv: sink = PeriodOptions.csvSink(a, output: output, gathering: true)
         case .ansi:
             sink = AnsiSummarySink(output: output, width: Terminal.size(fd: output.fd)?.columns ?? 80,
                                    color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
@@ -39,7 +40,7 @@ enum AnalyzeCommand {
         // On a terminal, one progress line on stderr, replaced by what follows (the summary, an
         // error); not when NDJSON goes to that terminal (it would split its lines), and nothing
         // off a terminal.
-        let progress = ProgressLine(enabled: Terminal.isTerminal(2) && !(format == .ndjson && output.isTerminal))
+        let progress = ProgressLine(enabled: Terminal.isTerminal(2) && !(format != .ansi && output.isTerminal))
         defer { progress.clear() }
         let label = input.isDash ? "stdin" : input.lastComponent.description
         let description = SessionDescription(sources: [.init(source, settings: settings, limit: limit)],
@@ -70,8 +71,8 @@ extension AnalyzeCommand {
     /// lines), carrying `file`, from the same session a single-file run uses. A file damaged
     /// part way gives its error line (65) instead, whose message says how far it was read.
     static func runMany(_ a: ParsedArguments) throws -> Int32 {
-        if try MeterOptions.format(a, outputIsTerminal: false) != .ndjson {
-            throw PulsemeterError(.usage, "--format ansi is not allowed with many files: they give one NDJSON line each; drop --format")
+        if try MeterOptions.format(a, outputIsTerminal: false, csv: true) != .ndjson {
+            throw PulsemeterError(.usage, "--format \(a.string("format") ?? "ansi") is not allowed with many files: they give one NDJSON line each; drop --format")
         }
         _ = try MeterOptions.settings(a)  // option values checked once, before any file
         for key in ["interval", "lden"] where a.has(key) {

@@ -56,7 +56,7 @@ enum LiveCommands {
         // The port is bound before the server is asked anything, so a taken one fails first.
         let listening = try ListenOptions.bind(a)
         let output = try OutputChoice.open(a)
-        let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
+        let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal, csv: true)
         let cancellation = try Signals.stopCancellation()  // a stop signal, q, or a failure of one source
         let stopSignal = try Signals.stopCancellation()    // a stop signal only: hooks are ended, not waited for
         // Read before anything starts a child (ffmpeg for --url, hooks), which then inherits none of it.
@@ -78,6 +78,7 @@ enum LiveCommands {
         var ansi: AnsiLiveSink?
         switch format {
         case .ndjson: sink = NDJSONSink(output: output, levelFloorDb: levelFloor)
+        case .csv: sink = PeriodOptions.csvSink(a, output: output, gathering: false)
         case .ansi:
             ansi = try ansiSink(a, output: output, record: record, mode: mode, all: all,
                                 session: session, cancellation: cancellation)

@@ -174,10 +174,11 @@ enum MeterOptions {
         try checked(a, .duration).map { MeterSettings.frames(seconds: $0, rate: rate) }
     }
 
-    enum Format: String { case ansi, ndjson }
+    enum Format: String { case ansi, ndjson, csv }
 
-    static func format(_ a: ParsedArguments, outputIsTerminal: Bool) throws(PulsemeterError) -> Format {
-        if let f = try a.choice("format", ["ansi", "ndjson"]) { return Format(rawValue: f)! }
+    /// `csv`: whether the command writes CSV (monitor, record, analyze).
+    static func format(_ a: ParsedArguments, outputIsTerminal: Bool, csv: Bool = false) throws(PulsemeterError) -> Format {
+        if let f = try a.choice("format", ["ansi", "ndjson"] + (csv ? ["csv"] : [])) { return Format(rawValue: f)! }
         return outputIsTerminal ? .ansi : .ndjson
     }
 }

@@ -31,6 +31,13 @@ enum PeriodOptions {
         return PeriodSink(sink, settings: s)
     }
 
+    /// `-f csv`: period and day rows with --interval or --lden, else frame rows; live times in
+    /// the system's time zone.
+    static func csvSink(_ a: ParsedArguments, output: any ByteOutput, gathering: Bool) -> CSVSink {
+        CSVSink(output: output, periods: a.has("interval") || a.flag("lden"), lden: a.flag("lden"),
+                zone: SystemTimeZone(), gathering: gathering)
+    }
+
     private static func interval(_ a: ParsedArguments) throws(PulsemeterError) -> Double? {
         guard let raw = a.string("interval") else { return nil }
         let r = PeriodSettings.intervalRange
