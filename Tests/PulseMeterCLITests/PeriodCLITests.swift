@@ -77,7 +77,8 @@ import Testing
     @Test func optionErrors() throws {
         for (args, mentions) in [(["--interval", "0"], "1 to 86400"), (["--interval", "86401"], "1 to 86400"),
                                  (["--lden"], "--spl"), (["--start-time", "2026-12-04T10:07:00+01:00"], "--interval"),
-                                 (["--interval", "60", "--start-time", "10:07"], "RFC 3339")] {
+                                 (["--interval", "60", "--start-time", "10:07"], "RFC 3339"),
+                                 (["--interval", "60", "-f", "ansi"], "-f ndjson or -f csv")] {
             let r = try Tool.run(["analyze", "-", "--raw", "s16le", "-r", "8000", "-c", "1"] + args, stdin: Data())
             try Tool.expectError(r, 64, mentions: [mentions])
         }

@@ -23,6 +23,7 @@ enum AnalyzeCommand {
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal, csv: true)
+        try PeriodOptions.checkFormat(a, format)
         let sink: any FrameSink
         switch format {
         case .ndjson:

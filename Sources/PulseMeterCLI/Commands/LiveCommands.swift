@@ -57,6 +57,7 @@ enum LiveCommands {
         let listening = try ListenOptions.bind(a)
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal, csv: true)
+        try PeriodOptions.checkFormat(a, format)
         let cancellation = try Signals.stopCancellation()  // a stop signal, q, or a failure of one source
         let stopSignal = try Signals.stopCancellation()    // a stop signal only: hooks are ended, not waited for
         // Read before anything starts a child (ffmpeg for --url, hooks), which then inherits none of it.

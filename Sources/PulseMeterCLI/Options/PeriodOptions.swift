@@ -25,6 +25,12 @@ enum PeriodOptions {
         return PeriodSettings(interval: try interval(a), lden: a.flag("lden"), clock: clock, zone: zone)
     }
 
+    /// Period and day lines are NDJSON or CSV lines: the terminal meter has none to show.
+    static func checkFormat(_ a: ParsedArguments, _ format: MeterOptions.Format) throws(PulsemeterError) {
+        guard format == .ansi, let key = ["interval", "lden"].first(where: { a.has($0) }) else { return }
+        throw PulsemeterError(.usage, "--\(key) writes period lines, which the terminal meter does not show: add -f ndjson or -f csv (and -o FILE to keep them)")
+    }
+
     /// `sink` behind a `PeriodSink` when periods or days are asked for, else `sink` itself.
     static func attach(_ a: ParsedArguments, to sink: any FrameSink, live: Bool, spl: Bool) throws(PulsemeterError) -> any FrameSink {
         guard let s = try settings(a, live: live, spl: spl) else { return sink }
