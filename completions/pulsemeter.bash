@@ -5,7 +5,7 @@
 _pulsemeter_commands="monitor record analyze waveform tag play devices calibrate help"
 
 # Options per command, and the options that take no value (the rest take one).
-_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --events --silence-db --silence-min --clip-db --exec --exec-on --loudness --target --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal -h --help"
+_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --interval --start-time --lden --events --silence-db --silence-min --clip-db --exec --exec-on --loudness --target --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal -h --help"
 _pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --url --reconnect --force --listen --floor --no-history --record --bitrate --bits"
 _pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --url --reconnect --force --listen --floor --no-history --bitrate --bits --split --trigger --hold --pre-roll --keep"
 _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered"
@@ -15,7 +15,7 @@ _pulsemeter_opts_tag="--album --dry-run --skip-existing --true-peak -f --format 
 _pulsemeter_opts_play="-d --device -f --format -o --output --loudness --target -h --help"
 _pulsemeter_opts_devices="--json --sinks --apps -h --help"
 _pulsemeter_opts_calibrate="-d --device -r --rate -c --channels --reference --duration -h --help"
-_pulsemeter_flags="-h --help --reconnect --force --json --sinks --apps --events --loudness --spl -0 --null --unordered --frames --normalize --split-channels --no-history --album --dry-run --skip-existing --true-peak"
+_pulsemeter_flags="-h --help --reconnect --force --json --sinks --apps --events --loudness --spl --lden -0 --null --unordered --frames --normalize --split-channels --no-history --album --dry-run --skip-existing --true-peak"
 
 # Audio files the decoders read (libsndfile, and ffmpeg for the rest).
 _pulsemeter_audio_ext='@(wav|WAV|flac|FLAC|ogg|OGG|oga|opus|mp3|MP3|wv|aif|aiff|AIFF|aifc|caf|au|snd|w64|rf64|voc|m4a|M4A|aac|mp4|mkv|webm|wma|amr)'
@@ -76,6 +76,8 @@ _pulsemeter() {
       -f|--format)
         if [ "$command" = waveform ]; then
           COMPREPLY=($(compgen -W "json svg ansi dat audiowaveform-json peaks" -- "$cur"))
+        elif [[ " monitor record analyze " == *" $command "* ]]; then
+          COMPREPLY=($(compgen -W "ansi ndjson csv" -- "$cur"))
         else
           COMPREPLY=($(compgen -W "ansi ndjson" -- "$cur"))
         fi ;;

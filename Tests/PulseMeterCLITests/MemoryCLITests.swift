@@ -14,18 +14,24 @@ import Waiting
         return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
     }
 
+    /// pulsemeter `args` running, its stdin the returned pipe, its stdout the new file `output`.
+    static func launch(_ args: [String], output: String) throws -> (Process, Pipe) {
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Tool.binary)
+        p.arguments = args
+        let input = Pipe()
+        p.standardInput = input
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return (p, input)
+    }
+
     @Test func sixtySecondWindowAt768kHzOn32ChannelsStaysUnder100MB() throws {
         let dir = try TempDir()
         let outPath = dir.path("out.ndjson")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Tool.binary)
-        p.arguments = ["analyze", "-", "--raw", "s16le", "-r", "768000", "-c", "32", "--window", "60000"]
-        let input = Pipe()
-        p.standardInput = input
-        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let (p, input) = try Self.launch(["analyze", "-", "--raw", "s16le", "-r", "768000", "-c", "32", "--window", "60000"], output: outPath)
         defer { if p.isRunning { p.terminate() } }
         func lines() -> [String] {
             ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)

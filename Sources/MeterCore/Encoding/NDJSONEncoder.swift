@@ -4,7 +4,7 @@
 /// it in one go. dB values carry 2 decimals, times 5 (ts 6), band edges 3.
 public struct NDJSONEncoder {
     public static let version = 1
-    private var line = JSONLineBuilder()
+    var line = JSONLineBuilder()
     /// Each stream's rate (index: the stream, 0 without one), for `t`.
     private var rates = [1]
     /// Each stream's calibration (`MeterSettings.levelOffsetDb`), for `level`.
@@ -213,7 +213,7 @@ public struct NDJSONEncoder {
     }
 
     /// Opens a line: its type, then with several sources the stream it belongs to.
-    private mutating func begin(_ type: StaticString, stream: Int?) {
+    mutating func begin(_ type: StaticString, stream: Int?) {
         line.reset()
         line.byte(UInt8(ascii: "{"))
         line.key("type")
@@ -228,7 +228,7 @@ public struct NDJSONEncoder {
         return k < rates.count ? rates[k] : 1
     }
 
-    private mutating func finish() -> [UInt8] {
+    mutating func finish() -> [UInt8] {
         line.raw("}\n")
         return line.bytes
     }

@@ -35,9 +35,16 @@ public final class NDJSONSink: FrameSink {
 
     public func start(_ info: StreamInfo) throws { try write(encoder.start(info)) }
     public func frame(_ frame: MeterFrame) throws {
+        try writePeriodLines(frame.period, frame.day)
         try write(encoder.frame(frame))
         for e in frame.events { try write(encoder.event(e, ts: frame.ts, stream: frame.stream)) }
     }
+    /// A period and a day that ended (`PeriodSink`), before the line that follows them.
+    private func writePeriodLines(_ period: PeriodReport?, _ day: DayReport?) throws {
+        if let period { try write(encoder.period(period)) }
+        if let day { try write(encoder.day(day)) }
+    }
+
     public func gap(_ gap: StreamGap) throws { try write(encoder.gap(gap)) }
     public func device(_ change: DeviceChange) throws { try write(encoder.device(change)) }
     public func file(_ event: RecordingFileEvent) throws { try write(encoder.file(event)) }
@@ -48,6 +55,7 @@ public final class NDJSONSink: FrameSink {
     public func idle(outage: Bool, stream: Int?) throws {}
     public func end(_ summary: StreamSummary) throws {
         for e in summary.events { try write(encoder.event(e, ts: nil, stream: summary.stream)) }
+        try writePeriodLines(summary.period, summary.day)
         try write(encoder.end(summary))
         try flush()
     }

@@ -34,6 +34,10 @@ public struct MeterFrame: Sendable, Equatable {
     /// With several sources in one session: which one (0-based, in the order given), the
     /// NDJSON `stream` field; nil with one source.
     public var stream: Int?
+    /// With `--interval` / `--lden` (`PeriodSink`): the period and the day this frame closed,
+    /// written before the frame's own line.
+    public var period: PeriodReport?
+    public var day: DayReport?
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
                 clipSamples: [Int]? = nil) {
@@ -114,6 +118,10 @@ public struct StreamSummary: Sendable, Equatable {
     public var stream: Int?
     /// With `--exec`, on the run's last end line: what became of its hooks (`HookSink`).
     public var hooks: HookTotals?
+    /// With `--interval` / `--lden` (`PeriodSink`): the last period and day, cut at the end,
+    /// written before the end line.
+    public var period: PeriodReport?
+    public var day: DayReport?
 
     public var duration: Double { rate > 0 ? Double(pos) / Double(rate) : 0 }
 

@@ -22,23 +22,26 @@ enum AnalyzeCommand {
         let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
         let output = try OutputChoice.open(a)
-        let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
+        let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal, csv: true)
+        try PeriodOptions.checkFormat(a, format)
         let sink: any FrameSink
         switch format {
         case .ndjson:
             // The session's output thread flushes it whenever it has written all that is queued.
             sink = NDJSONSink(output: output, gathering: true)
+        case .csv: sink = PeriodOptions.csvSink(a, output: output, gathering: true)
         case .ansi:
             sink = AnsiSummarySink(output: output, width: Terminal.size(fd: output.fd)?.columns ?? 80,
                                    color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         }
         // Only a stop signal cancels here: the end line waits for every hook accepted.
-        let (hooks, fullSink) = try HookOptions.attach(a, to: sink, stop: cancellation)
+        let (hooks, hooked) = try HookOptions.attach(a, to: sink, stop: cancellation)
+        let fullSink = try PeriodOptions.attach(a, to: hooked, live: false, spl: settings.settings.spl != nil)
         defer { hooks?.finish() }  // when the end line was not written (its reader went away)
         // On a terminal, one progress line on stderr, replaced by what follows (the summary, an
         // error); not when NDJSON goes to that terminal (it would split its lines), and nothing
         // off a terminal.
-        let progress = ProgressLine(enabled: Terminal.isTerminal(2) && !(format == .ndjson && output.isTerminal))
+        let progress = ProgressLine(enabled: Terminal.isTerminal(2) && !(format != .ansi && output.isTerminal))
         defer { progress.clear() }
         let label = input.isDash ? "stdin" : input.lastComponent.description
         let description = SessionDescription(sources: [.init(source, settings: settings, limit: limit)],
@@ -69,10 +72,13 @@ extension AnalyzeCommand {
     /// lines), carrying `file`, from the same session a single-file run uses. A file damaged
     /// part way gives its error line (65) instead, whose message says how far it was read.
     static func runMany(_ a: ParsedArguments) throws -> Int32 {
-        if try MeterOptions.format(a, outputIsTerminal: false) != .ndjson {
-            throw PulsemeterError(.usage, "--format ansi is not allowed with many files: they give one NDJSON line each; drop --format")
+        if try MeterOptions.format(a, outputIsTerminal: false, csv: true) != .ndjson {
+            throw PulsemeterError(.usage, "--format \(a.string("format") ?? "ansi") is not allowed with many files: they give one NDJSON line each; drop --format")
         }
         _ = try MeterOptions.settings(a)  // option values checked once, before any file
+        for key in ["interval", "lden"] where a.has(key) {
+            throw PulsemeterError(.usage, "--\(key) gives the period lines of one input, not of many; run analyze once per file")
+        }
         if a.has("exec") {
             throw PulsemeterError(.usage, "--exec runs with one input file (or stdin), not with many; run analyze once per file")
         }

@@ -78,7 +78,8 @@ public enum CLI {
                 _ = try RecordingOptions.keep(parsed)
             }
             if command != "analyze" { _ = try RecordingOptions.bitrate(parsed, record: parsed.positionalPaths.first ?? parsed.path("record")) }
-            _ = try MeterOptions.format(parsed, outputIsTerminal: false)
+            _ = try MeterOptions.format(parsed, outputIsTerminal: false, csv: true)
+            _ = try PeriodOptions.settings(parsed, live: command != "analyze", spl: s.settings.spl != nil)
             if command != "analyze" { _ = try LiveSources.devices(parsed) }
         }
         if ["play", "calibrate"].contains(command) { _ = try LiveSources.single(parsed) }

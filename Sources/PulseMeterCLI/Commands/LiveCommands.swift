@@ -39,6 +39,7 @@ enum LiveCommands {
     /// one run) into the terminal or NDJSON sink, and the HTTP server and hooks when asked.
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
         let url = try streamURL(a)
+        _ = try PeriodOptions.settings(a, live: true, spl: try MeterOptions.read(a).spl != nil)  // before any server
         let given = try LiveSources.devices(a)
         if given.count > 1 && a.has("listen") {
             throw PulsemeterError(.usage, "--listen serves one source: give -d once with --listen")
@@ -55,7 +56,8 @@ enum LiveCommands {
         // The port is bound before the server is asked anything, so a taken one fails first.
         let listening = try ListenOptions.bind(a)
         let output = try OutputChoice.open(a)
-        let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal)
+        let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal, csv: true)
+        try PeriodOptions.checkFormat(a, format)
         let cancellation = try Signals.stopCancellation()  // a stop signal, q, or a failure of one source
         let stopSignal = try Signals.stopCancellation()    // a stop signal only: hooks are ended, not waited for
         // Read before anything starts a child (ffmpeg for --url, hooks), which then inherits none of it.
@@ -77,6 +79,7 @@ enum LiveCommands {
         var ansi: AnsiLiveSink?
         switch format {
         case .ndjson: sink = NDJSONSink(output: output, levelFloorDb: levelFloor)
+        case .csv: sink = PeriodOptions.csvSink(a, output: output, gathering: false)
         case .ansi:
             ansi = try ansiSink(a, output: output, record: record, mode: mode, all: all,
                                 session: session, cancellation: cancellation)
@@ -98,7 +101,8 @@ enum LiveCommands {
             CLI.note(serving(session.liveSourceNames.first ?? url?.shown ?? "default", listening))
         }
         defer { server?.finish() }
-        let (runner, fullSink) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
+        let (runner, hooked) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
+        let fullSink = try PeriodOptions.attach(a, to: hooked, live: true, spl: all[0].settings.settings.spl != nil)
         hooks = runner
         let notifier = serviceNotifier(serviceManager, stop: cancellation)
         // The run can end before the signal thread reaches the wake-up above: said before the exit.

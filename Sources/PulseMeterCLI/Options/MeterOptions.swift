@@ -11,7 +11,7 @@ enum MeterOptions {
         OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
         OptionSpec("--clip-db"), OptionSpec("--octaves"), OptionSpec("--meter"), OptionSpec("--vu-ref"),
         OptionSpec("-h", "--help", value: false),
-    ] + loudnessSpecs + soundLevelSpecs + HookOptions.specs
+    ] + loudnessSpecs + soundLevelSpecs + HookOptions.specs + PeriodOptions.specs
 
     /// The sound level meter's options.
     static let soundLevelSpecs: [OptionSpec] = [
@@ -174,10 +174,11 @@ enum MeterOptions {
         try checked(a, .duration).map { MeterSettings.frames(seconds: $0, rate: rate) }
     }
 
-    enum Format: String { case ansi, ndjson }
+    enum Format: String { case ansi, ndjson, csv }
 
-    static func format(_ a: ParsedArguments, outputIsTerminal: Bool) throws(PulsemeterError) -> Format {
-        if let f = try a.choice("format", ["ansi", "ndjson"]) { return Format(rawValue: f)! }
+    /// `csv`: whether the command writes CSV (monitor, record, analyze).
+    static func format(_ a: ParsedArguments, outputIsTerminal: Bool, csv: Bool = false) throws(PulsemeterError) -> Format {
+        if let f = try a.choice("format", ["ansi", "ndjson"] + (csv ? ["csv"] : [])) { return Format(rawValue: f)! }
         return outputIsTerminal ? .ansi : .ndjson
     }
 }

@@ -28,9 +28,13 @@ enum Help {
           --fft-size N       FFT length, a power of two \(range(.fftSize))       [\(n(d.fftSize))]
           --fmin HZ          lowest band edge                           [\(n(d.fmin))]
           --fmax HZ          highest band edge        [min(16000, 0.95 x Nyquist)]
-      -f, --format FMT       ansi or ndjson           [ansi on a terminal, else ndjson]
+      -f, --format FMT       ansi, ndjson or csv (RFC 4180)   [ansi on a terminal, else ndjson]
       -o, --output PATH      write meter output there instead of stdout
           --duration SEC     stop after this much audio (counted in frames)
+          --interval SEC     a period line every SEC (1 to 86400): leq/lmax/lmin/l10/l50/l90/peak
+                             per channel; live at wall-clock multiples (900: :00 :15 :30 :45)
+          --start-time T     (analyze) the file's start, RFC 3339: periods align to the clock
+          --lden             (with --spl) a day line per day: lday, levening, lnight, lden
           --events           event lines: silence_start/silence_end, clip, source_lost
           --silence-db DB    silence: every channel's RMS below this      [\(n(EventSettings().silenceDb))]
           --silence-min SEC  ... for at least this long                   [\(n(EventSettings().silenceMinSeconds))]
