@@ -80,10 +80,10 @@ import Testing
                                  (["--interval", "60", "--start-time", "10:07"], "RFC 3339"),
                                  (["--interval", "60", "-f", "ansi"], "-f ndjson or -f csv")] {
             let r = try Tool.run(["analyze", "-", "--raw", "s16le", "-r", "8000", "-c", "1"] + args, stdin: Data())
-            try Tool.expectError(r, 64, mentions: [mentions])
+            Tool.expectError(r, 64, mentions: [mentions])
         }
         let live = try Tool.run(["monitor", "--interval", "5", "--start-time", "2026-12-04T10:07:00+01:00"])
-        try Tool.expectError(live, 64, mentions: ["wall clock"])
+        Tool.expectError(live, 64, mentions: ["wall clock"])
     }
 }
 
