@@ -76,7 +76,7 @@ _pulsemeter() {
       -f|--format)
         if [ "$command" = waveform ]; then
           COMPREPLY=($(compgen -W "json svg ansi dat audiowaveform-json peaks" -- "$cur"))
-        elif [[ " monitor record analyze " == *" $command "* ]]; then
+        elif [[ " monitor record analyze tag " == *" $command "* ]]; then
           COMPREPLY=($(compgen -W "ansi ndjson csv" -- "$cur"))
         else
           COMPREPLY=($(compgen -W "ansi ndjson" -- "$cur"))

@@ -146,7 +146,7 @@ complete -c pulsemeter -n $tag -l album -d 'also album gain and peak: all the fi
 complete -c pulsemeter -n $tag -l dry-run -d 'write nothing; show the existing and the new values'
 complete -c pulsemeter -n $tag -l skip-existing -d 'leave files whose tags hold the new values alone'
 complete -c pulsemeter -n $tag -l true-peak -d 'true peaks, not sample peaks'
-complete -c pulsemeter -n $tag -s f -l format -x -a 'ansi ndjson' -d 'output format'
+complete -c pulsemeter -n $tag -s f -l format -x -a 'ansi ndjson csv' -d 'output format'
 complete -c pulsemeter -n $tag -s o -l output -r -F -d 'write the lines there instead of stdout'
 
 # play

@@ -1,4 +1,5 @@
 import Foundation
+import MeterCore
 import MeterIO
 import Testing
 
@@ -179,6 +180,40 @@ import Testing
         let album = try Tool.ndjson(try Tool.run(["tag", "--skip-existing", "--album", "-f", "ndjson", file]))
         #expect(album[0]["action"] as? String == "written")
         #expect((album[0]["existing"] as? [String: String]) == new)
+    }
+
+    /// `--dry-run -f csv`: a header row and a row per file that Python's csv module reads into
+    /// the NDJSON line's values (a file whose name has a comma and a quote included), the
+    /// existing values in their own columns; nothing written.
+    @Test func dryRunAsCSV() throws {
+        let dir = try TempDir()
+        var files = try Self.album("flac", in: dir)
+        let odd = dir.path("a, \"b\".flac")
+        try FileManager.default.moveItem(atPath: files[1], toPath: odd)
+        files[1] = odd
+        #expect(try Tool.run(["tag", files[0]]).status == 0)  // the first holds a track gain already
+        let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        let nd = try Tool.ndjson(try Tool.run(["tag", "--album", "--dry-run", "-f", "ndjson"] + files))
+        let r = try Tool.run(["tag", "--album", "--dry-run", "-f", "csv"] + files)
+        #expect(r.status == 0, "\(r.err)")
+        let rows = try CSVCLITests.parse(r.stdout)
+        let keys = ReplayGain.keys(album: true, opus: false) + ReplayGain.keys(album: true, opus: true)
+        #expect(rows.first == ["file", "action", "lufs_i", "peak", "album_lufs_i", "album_peak"] + keys + keys.map { "existing_" + $0 })
+        #expect(rows.count == 1 + files.count)
+        for (row, line) in zip(rows.dropFirst(), nd) {
+            let field = Dictionary(uniqueKeysWithValues: zip(rows[0], row))
+            #expect(field["file"] == line["file"] as? String && field["action"] == "dry_run")
+            for key in ["lufs_i", "peak", "album_lufs_i", "album_peak"] {
+                #expect(field[key].flatMap(Double.init) == line[key] as? Double, "\(key)")
+            }
+            let new = try #require(line["tags"] as? [String: String]), existing = try #require(line["existing"] as? [String: String])
+            for key in keys {
+                #expect(field[key] == new[key] ?? "", "\(key)")
+                #expect(field["existing_" + key] == existing[key] ?? "", "existing \(key)")
+            }
+        }
+        #expect(rows[1][rows[0].firstIndex(of: "existing_REPLAYGAIN_TRACK_GAIN")!] != "")
+        #expect(try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)
     }
 
     /// On a terminal (or -f ansi) a table: a header, a row per file with its values in the

@@ -37,16 +37,17 @@ enum TagCommand {
             throw PulsemeterError(.usage, "--shard splits a list between runs, but --album measures the album as one: drop --shard")
         }
         let truePeak = a.flag("true-peak")
-        _ = try MeterOptions.format(a, outputIsTerminal: false)  // its spelling checked before any file
-        // A table on a terminal (its header before the first row), NDJSON elsewhere (or as -f says).
+        _ = try MeterOptions.format(a, outputIsTerminal: false, csv: true)  // its spelling checked before any file
+        // A table on a terminal (its header before the first row), NDJSON elsewhere (or as -f
+        // says), or CSV with its header row.
         var headerWritten = false
         func tagOne(_ position: Int, _ path: FilePath, _ track: ReplayGain.Figures, _ albumFigures: ReplayGain.Figures?,
                     _ to: ManyFiles.Delivery) throws {
-            let table = try MeterOptions.format(a, outputIsTerminal: to.output.isTerminal) == .ansi
-            let writer = Writer(dryRun: a.flag("dry-run"), skipExisting: a.flag("skip-existing"), table: table, album: album)
+            let format = try MeterOptions.format(a, outputIsTerminal: to.output.isTerminal, csv: true)
+            let writer = Writer(dryRun: a.flag("dry-run"), skipExisting: a.flag("skip-existing"), format: format, album: album)
             do {
                 let line = try writer.tag(path, track: track, album: albumFigures)
-                if table && !headerWritten {
+                if format != .ndjson && !headerWritten {
                     try to.output.write(writer.header())
                     headerWritten = true
                 }
@@ -138,7 +139,7 @@ enum TagCommand {
     /// Pass two: reads a file's tags, compares, writes (or with --dry-run only says) and gives
     /// its output line.
     struct Writer {
-        let dryRun: Bool, skipExisting: Bool, table: Bool, album: Bool
+        let dryRun: Bool, skipExisting: Bool, format: MeterOptions.Format, album: Bool
 
         func tag(_ path: FilePath, track: ReplayGain.Figures, album albumFigures: ReplayGain.Figures?) throws(TagFileError) -> [UInt8] {
             let file = try TagFile(path)
@@ -156,8 +157,11 @@ enum TagCommand {
                 try file.save()
                 action = "written"
             }
-            return table ? row(path, track: track, album: albumFigures, new: new, existing: existing, action: action)
-                : line(path, track: track, album: albumFigures, new: new, existing: existing, action: action)
+            switch format {
+            case .ansi: return row(path, track: track, album: albumFigures, new: new, existing: existing, action: action)
+            case .csv: return csvRow(path, track: track, album: albumFigures, new: new, existing: existing, action: action)
+            case .ndjson: return line(path, track: track, album: albumFigures, new: new, existing: existing, action: action)
+            }
         }
 
         /// `{"type":"tag","file":..,"lufs_i":..,"peak":..,["album_lufs_i":..,"album_peak":..,]
@@ -201,7 +205,32 @@ enum TagCommand {
         private func pad(_ s: String, _ n: Int = width) -> String { s + String(repeating: " ", count: max(1, n - s.count)) }
 
         func header() -> [UInt8] {
-            Array(("   LUFS  " + columns.map { pad($0) }.joined() + pad("action", 9) + "file\n").utf8)
+            if format == .csv { return CSVWriter().row(csvColumns) }
+            return Array(("   LUFS  " + columns.map { pad($0) }.joined() + pad("action", 9) + "file\n").utf8)
+        }
+
+        /// Every tag key a file of the run may get, ReplayGain's then Opus's.
+        private var csvKeys: [String] { ReplayGain.keys(album: album, opus: false) + ReplayGain.keys(album: album, opus: true) }
+
+        /// The CSV columns: the NDJSON line's fields, then each key's new value and the value the
+        /// file holds (`existing_KEY`); a key a file does not get (an Opus file's ReplayGain
+        /// keys) is an empty field.
+        private var csvColumns: [String] {
+            ["file", "action", "lufs_i", "peak"] + (album ? ["album_lufs_i", "album_peak"] : [])
+                + csvKeys + csvKeys.map { "existing_" + $0 }
+        }
+
+        func csvRow(_ path: FilePath, track: ReplayGain.Figures, album albumFigures: ReplayGain.Figures?,
+                    new: [(key: String, value: String)], existing: [(key: String, value: String)], action: String) -> [UInt8] {
+            let csv = CSVWriter()
+            var fields = [path.string, action, csv.number(track.integrated, decimals: 2), csv.number(track.peak, decimals: 6)]
+            if album, let albumFigures {
+                fields += [csv.number(albumFigures.integrated, decimals: 2), csv.number(albumFigures.peak, decimals: 6)]
+            }
+            func values(_ pairs: [(key: String, value: String)]) -> [String] {
+                csvKeys.map { k in pairs.first { $0.key == k }?.value ?? "" }
+            }
+            return csv.row(fields + values(new) + values(existing))
         }
 
         /// ` -20.99  2.99 dB     0.270294    dry run  a.flac`, and under it the values the file

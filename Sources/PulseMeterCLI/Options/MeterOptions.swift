@@ -176,7 +176,7 @@ enum MeterOptions {
 
     enum Format: String { case ansi, ndjson, csv }
 
-    /// `csv`: whether the command writes CSV (monitor, record, analyze).
+    /// `csv`: whether the command writes CSV (monitor, record, analyze, tag).
     static func format(_ a: ParsedArguments, outputIsTerminal: Bool, csv: Bool = false) throws(PulsemeterError) -> Format {
         if let f = try a.choice("format", ["ansi", "ndjson"] + (csv ? ["csv"] : [])) { return Format(rawValue: f)! }
         return outputIsTerminal ? .ansi : .ndjson

@@ -122,7 +122,7 @@ enum Help {
               --true-peak        peaks are true peaks (between samples, as true_peak_db)
               --dry-run          write nothing; show the existing and the new values
               --skip-existing    leave a file alone when its tags already hold the new values
-          -f, --format FMT       ansi (a table) or ndjson            [ansi on a terminal, else ndjson]
+          -f, --format FMT       ansi (a table), ndjson or csv       [ansi on a terminal, else ndjson]
           -o, --output PATH      write the lines there instead of stdout
         \(manyOptions)
         A file that cannot be measured or tagged is one line on stderr; the others are still
@@ -132,6 +132,7 @@ enum Help {
         examples:
           pulsemeter tag --album album/*.flac
           pulsemeter tag --dry-run -f ndjson *.opus
+          pulsemeter tag --album --dry-run -f csv album/*.flac > gains.csv
 
         """,
         "calibrate": """
