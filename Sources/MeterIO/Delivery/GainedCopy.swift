@@ -47,4 +47,37 @@ public enum GainedCopy {
         }
         return .complete
     }
+
+    /// The integrated loudness `limiter` gives `source` from its first frame to its end,
+    /// nothing written (a trial of the limiter's gain: limiting lowers the loudness, so
+    /// `normalize --limit` raises the gain until the limited output reaches the target). nil
+    /// when `cancellation` stopped it.
+    public static func loudness(_ source: any AudioFileSource, limiter: TruePeakLimiter,
+                                cancellation: Cancellation) throws -> Double? {
+        guard source.seek(toFrame: 0) else { return nil }
+        let channels = source.channels
+        let meter = LoudnessMeter(rate: source.rate, channels: channels)
+        let input = ScratchBuffer<Float>(), limited = ScratchBuffer<Float>(), planar = ScratchBuffer<Float>()
+        let block = TruePeakMeter.blockCapacity
+        let inBlock = input.pointer(count: block * channels)
+        let out = limited.pointer(count: max(block, limiter.latency) * channels)
+        let planes = planar.pointer(count: max(block, limiter.latency) * channels)
+        // At most a block or the latency (a few hundred frames) at a time: within what the
+        // meter takes per call.
+        func measure(_ frames: Int) {
+            guard frames > 0 else { return }
+            for c in 0..<channels {
+                for i in 0..<frames { planes[c * frames + i] = out[i * channels + c] }
+            }
+            meter.push(planes, channelStride: frames, count: frames)
+        }
+        while true {
+            if cancellation.isCancelled { return nil }
+            let n = try source.read(into: inBlock, maxFrames: block)
+            if n == 0 { break }
+            measure(limiter.process(inBlock, frames: n, into: out))
+        }
+        measure(limiter.flush(into: out))
+        return meter.summary(target: nil).integrated
+    }
 }

@@ -65,6 +65,15 @@ public struct FilePath: Sendable, Hashable, CustomStringConvertible {
         return withCString { stat($0, &st) } == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Creates the directory (`mkdir(2)`, mode 0777 less the umask) unless it exists; throws
+    /// the system's reason when it cannot.
+    public func makeDirectory() throws(OutputError) {
+        if isDirectory { return }
+        guard withCString({ mkdir($0, 0o777) }) == 0 || errno == EEXIST else {
+            throw OutputError.cannotCreateOutput(self, reason: errnoText())
+        }
+    }
+
     /// `directory`/`name`'s last component: where a file of that name goes in a directory.
     public func inDirectory(_ directory: FilePath) -> FilePath {
         let d = directory.bytes.last == UInt8(ascii: "/") ? directory.bytes : directory.bytes + [UInt8(ascii: "/")]

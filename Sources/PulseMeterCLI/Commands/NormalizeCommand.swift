@@ -36,6 +36,7 @@ enum NormalizeCommand {
         }
         let target = try NormalizeTarget.parse(a)
         let destination = try self.destination(a)
+        if case .directory(let dir) = destination { try dir.makeDirectory() }
         let album = a.flag("album")
         if album && a.has("shard") {
             throw PulsemeterError(.usage, "--shard splits a list between runs, but --album measures the album as one: drop --shard")
@@ -59,7 +60,8 @@ enum NormalizeCommand {
         return run.firstFailure?.code ?? 0
     }
 
-    /// `-o OUT` (one input) or `-o DIR/` (a name ending in /, or an existing directory).
+    /// `-o OUT` (one input) or `-o DIR/` (a name ending in /, made when missing, or an
+    /// existing directory).
     static func destination(_ a: ParsedArguments) throws(PulsemeterError) -> Destination {
         guard let out = a.path("output"), !out.bytes.isEmpty else {
             throw PulsemeterError(.usage, "normalize needs where to write: -o OUT for one file, or -o DIR/ for a directory that takes each input's name")

@@ -66,13 +66,38 @@ struct NormalizeFile: Sendable {
                 throw PulsemeterError(.notDecodable, "cannot read \(input) a second time (it does not seek); \(output) was not written")
             }
             let written = try write(source, input: input, output: output, gain: gain, position: position, cancellation: cancellation)
-            guard let limiterDb = written else { return Result(kind: .cutShort, warnings: warnings) }
+            guard let written else { return Result(kind: .cutShort, warnings: warnings) }
             let line = NormalizeLine(input: input, output: output, measured: own, album: album?.figures, target: target,
-                                     gain: gain, limiterDb: limiterDb)
+                                     gain: gain, appliedDb: written.gainDb, limiterDb: written.limiterDb)
             return Result(kind: .written(line), warnings: warnings)
         } catch {
             return Result(kind: .failed(ManyFiles.failure(error, command: "normalize")), warnings: warnings)
         }
+    }
+
+    /// `--limit` on a file the gain lifts over the ceiling: limiting lowers the loudness, so the
+    /// limited output is measured (`GainedCopy.loudness`) and the gain before the limiter
+    /// raised until it is within 0.02 LU of the target: a secant search on gain against
+    /// loudness (the first step by what it falls short), a few rounds. The limiter to write
+    /// with, fresh; nil when a signal stopped it.
+    private func reachTarget(_ source: any AudioFileSource, gain: NormalizationGain,
+                             cancellation: Cancellation) throws -> TruePeakLimiter? {
+        func limiter(_ db: Double) -> TruePeakLimiter {
+            TruePeakLimiter(rate: source.rate, channels: source.channels, ceilingDb: target.ceiling,
+                            gain: Float(PureMath.pow(10, db / 20)))
+        }
+        var db = gain.gainDb
+        var previous: (db: Double, lufs: Double)?
+        for _ in 0..<8 {
+            guard let reached = try GainedCopy.loudness(source, limiter: limiter(db), cancellation: cancellation) else { return nil }
+            let short = target.target - reached
+            if abs(short) < 0.02 { break }
+            var slope = 1.0
+            if let p = previous, abs(reached - p.lufs) > 1e-6 { slope = (db - p.db) / (reached - p.lufs) }
+            previous = (db, reached)
+            db += min(6, short * min(max(slope, 1), 4))
+        }
+        return limiter(db)
     }
 
     /// An existing output without --force: refused before any work (exit 73).
@@ -81,14 +106,19 @@ struct NormalizeFile: Sendable {
         if !force && output.exists { throw OutputError.recordingExists(output) }
     }
 
-    /// Pass two: the output written beside its name, tagged, then named. Returns the
-    /// limiter's deepest reduction in dB (0 without it), or nil when a signal stopped it.
+    /// Pass two: the output written beside its name, tagged, then named. Returns the gain
+    /// applied (before the limiter, if any) and the limiter's deepest reduction in dB (0
+    /// without it), or nil when a signal stopped it.
     private func write(_ source: any AudioFileSource, input: FilePath, output: FilePath, gain: NormalizationGain,
-                       position: Int, cancellation: Cancellation) throws -> Double? {
+                       position: Int, cancellation: Cancellation) throws -> (gainDb: Double, limiterDb: Double)? {
         let format = try RecordingFormat.normalized(path: output, rate: source.rate, channels: source.channels,
                                                     input: (source as? SoundFileReader)?.pcmFormat)
-        let limiter = limit ? TruePeakLimiter(rate: source.rate, channels: source.channels,
-                                              ceilingDb: target.ceiling, gain: gain.linear) : nil
+        var limiter: TruePeakLimiter?
+        if gain.needsLimiter {
+            guard let reaching = try reachTarget(source, gain: gain, cancellation: cancellation) else { return nil }
+            limiter = reaching
+            guard source.seek(toFrame: 0) else { return nil }
+        }
         var quantizer = GainQuantizer(gain: limiter == nil ? gain.linear : 1, format: format.sampleFormat,
                                       noise: DitherNoise(seed: seed &+ UInt64(position) &* 0x9E37_79B9))
         let file = try format.openBeside(path: output)
@@ -109,6 +139,7 @@ struct NormalizeFile: Sendable {
             file.discard()
             throw error
         }
-        return limiter.map { Decibels.fromAmplitude(Double($0.deepestReduction)) } ?? 0
+        guard let limiter else { return (gain.gainDb, 0) }
+        return (Decibels.fromAmplitude(Double(limiter.gain)), Decibels.fromAmplitude(Double(limiter.deepestReduction)))
     }
 }

@@ -13,10 +13,13 @@ struct NormalizeLine: Sendable {
     let album: LoudnessPass.Figures?
     let target: NormalizeTarget
     let gain: NormalizationGain
+    /// The gain applied: `gain`'s, or with the limiter the one that made its output reach
+    /// the target (limiting lowers the loudness), dB.
+    let appliedDb: Double
     /// The limiter's deepest gain reduction, dB (0: it held nothing, or no limiter).
     let limiterDb: Double
 
-    /// The output's loudness: the input's plus the gain (with the limiter, the target).
+    /// The output's loudness when the gain is static: the input's plus the gain.
     var reachedLufs: Double { measured.integrated + gain.gainDb }
 
     var bytes: [UInt8] {
@@ -29,10 +32,10 @@ struct NormalizeLine: Sendable {
         b.field("true_peak_db_before", measured.truePeakDb, decimals: 2)
         b.field("target", target.target, decimals: 2)
         b.field("max_true_peak", target.ceiling, decimals: 2)
-        b.field("gain_db", gain.gainDb, decimals: 2)
+        b.field("gain_db", appliedDb, decimals: 4)
         if gain.limitedByTruePeak { b.field("limited_by", "true_peak") }
         if gain.needsLimiter { b.field("limiter_db", limiterDb, decimals: 2) }
-        b.field("true_peak_db", min(measured.truePeakDb + gain.gainDb, gain.needsLimiter ? target.ceiling : .infinity), decimals: 2)
+        b.field("true_peak_db", min(measured.truePeakDb + appliedDb, gain.needsLimiter ? target.ceiling : .infinity), decimals: 2)
         b.raw("}\n")
         return b.bytes
     }
