@@ -1,10 +1,12 @@
 import Foundation
+import Glibc
 import Testing
 
 /// `pulsemeter normalize`: outputs at the target by pulsemeter's own meter and by ffmpeg's
 /// `ebur128` (run here), the true-peak cap and its stderr line, the limiter (ffmpeg's
 /// `ebur128=peak=true` too), the static gain sample for sample, album mode, and the files:
-/// an existing output kept (73), nothing left beside it.
+/// an existing output kept (73), nothing left beside it, nor after a signal. (A full disk:
+/// LiveTests' DiskFullTests, where the tmpfs helper is.)
 @Suite struct NormalizeCLITests {
     static let ffmpeg = Tool.which("ffmpeg")
 
@@ -177,6 +179,48 @@ import Testing
         let bad = try Tool.run(["normalize", damaged, "-o", dir.path("bad-out.wav"), "--target", "-16"])
         #expect(bad.status == 65 && bad.err.split(separator: "\n").count == 1 && bad.err.contains("bad.wav"), "\(bad.err)")
         #expect(!FileManager.default.fileExists(atPath: dir.path("bad-out.wav")))
+    }
+
+    /// The names in `dir` starting with a dot: the output being written (`.NAME.XXXXXXXX.EXT`).
+    static func hidden(_ dir: TempDir) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir.url.path)) ?? []).filter { $0.hasPrefix(".") }
+    }
+
+    /// The state letter of a process (`/proc/PID/stat`, after the name): "T" when stopped.
+    static func state(_ pid: Int32) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.range(of: ") ", options: .backwards) else { return nil }
+        return String(stat[close.upperBound...].prefix(1))
+    }
+
+    /// A signal while the output is being written (its hidden file there): exit 130, one
+    /// stderr line, neither the hidden file nor OUT left; with --force, the OUT that was there
+    /// left as it was. The run is held (SIGSTOP) once the hidden file appears, checked, and
+    /// given the signal then, so that it cannot finish between the check and the signal: the
+    /// signal waits, pending, until SIGCONT.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
+    func aSignalWhileWritingLeavesNothing(signal: Int32) throws {
+        let dir = try TempDir()
+        let input = try InterruptCLITests.sine(dir, "long.wav", seconds: 120)
+        let output = dir.path("out.wav")
+        for force in [false, true] {
+            if force { try Data("keep".utf8).write(to: URL(fileURLWithPath: output)) }
+            let p = try InterruptCLITests.Running(["normalize", input, "-o", output, "--target", "-16"] + (force ? ["--force"] : []))
+            let pid = p.process.processIdentifier
+            #expect(p.wait { Self.hidden(dir).count == 1 }, "the output's hidden file appears (force \(force))")
+            kill(pid, SIGSTOP)
+            #expect(p.wait { Self.state(pid) == "T" }, "the run is held")
+            let writing = Self.hidden(dir)
+            #expect(writing.count == 1 && writing[0].hasPrefix(".out.wav.") && writing[0].hasSuffix(".wav"), "\(writing)")
+            kill(pid, signal)
+            let r = p.stop(with: SIGCONT)
+            #expect(r.status == 130, "signal \(signal), force \(force): \(r.stderr)")
+            #expect(r.stderr == "pulsemeter: interrupted: 1 of 1 files not written; nothing partial was left\n", "\(r.stderr)")
+            #expect(r.lines.isEmpty, "no end line for a file not written: \(r.lines)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted()
+            #expect(names == (force ? ["long.wav", "out.wav"] : ["long.wav"]), "nothing left: \(names)")
+            if force { #expect(try String(contentsOfFile: output, encoding: .utf8) == "keep", "the existing OUT intact") }
+        }
     }
 
     @Test func theCommandLineIsChecked() throws {
