@@ -160,9 +160,10 @@ enum Help {
         \(manyOptions)
         Each output is written beside its name and renamed when complete: a signal, a full
         disk or a damaged input leaves nothing under the name. One NDJSON end line a file on
-        stdout; a file that fails is one line on stderr and the others go on; the exit status
-        is the first failure's (64 a container that cannot take the input, 65 not audio or
-        silent, 66 missing, 73 output exists or cannot be created, 74 disk full; 130 stopped).
+        stdout; a file that fails is one line on stderr and the others go on. Exit status: 0
+        every file written, else the first failure's (64 a container that cannot take the
+        input, 65 not audio or silent, 66 missing, 73 output exists or cannot be created, 74
+        disk full), 130 stopped by a signal (nothing partial left).
 
         examples:
           pulsemeter normalize episode.wav -o episode-16.wav --preset podcast
