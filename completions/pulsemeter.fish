@@ -2,7 +2,7 @@
 # share/fish/vendor_completions.d/pulsemeter.fish). Every option the parser knows must be
 # listed here: Tests/PulseMeterCLITests/InstallTests checks it, command by command.
 
-set -l commands monitor record analyze waveform tag play devices calibrate help
+set -l commands monitor record analyze waveform tag normalize play devices calibrate help
 
 # True when the command is $argv (monitor: no command word, or "monitor").
 function __pulsemeter_command
@@ -46,11 +46,12 @@ complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a record 
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a analyze -d 'run a file (or raw PCM on stdin) through the meter'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a waveform -d 'summarize a file into N bars'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a tag -d 'write ReplayGain 2.0 tags (Opus: R128 gains) from the loudness'
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a normalize -d 'write files at a loudness target with one static gain'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a play -d 'play a file, showing its waveform and progress'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a devices -d 'list capture sources (and playback sinks)'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a calibrate -d 'measure a calibrator tone, print the --calibration value'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a help -d 'help for a command'
-complete -c pulsemeter -n '__pulsemeter_command help' -a "monitor record analyze waveform tag play devices calibrate"
+complete -c pulsemeter -n '__pulsemeter_command help' -a "monitor record analyze waveform tag normalize play devices calibrate"
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -s V -l version -d 'show the version'
 
 # Meter options: monitor, record, analyze.
@@ -85,7 +86,7 @@ complete -c pulsemeter -n $meter -l weighting -x -a 'A C Z' -d 'frequency weight
 complete -c pulsemeter -n $meter -l time-weighting -x -a 'F S I' -d 'time weighting (implies --spl)'
 complete -c pulsemeter -n $meter -l calibration -x -d 'dB SPL that reads as 0 dBFS (implies --spl)'
 complete -c pulsemeter -n $meter -l mic-cal -r -F -d 'measurement microphone calibration file (implies --spl)'
-complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform tag play devices calibrate' -s h -l help -d 'show help'
+complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform tag normalize play devices calibrate' -s h -l help -d 'show help'
 
 # Live capture: monitor, record.
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -s d -l device -x -a '(__pulsemeter_devices source)' -d 'PulseAudio source'
@@ -107,10 +108,10 @@ complete -c pulsemeter -n '__pulsemeter_command record' -l keep -x -d 'keep only
 
 # analyze
 complete -c pulsemeter -n '__pulsemeter_command analyze waveform' -l raw -x -a 's16le s24le s32le f32le' -d 'PCM layout on stdin'
-complete -c pulsemeter -n '__pulsemeter_command analyze waveform play tag' -a '(__pulsemeter_audio_files)'
+complete -c pulsemeter -n '__pulsemeter_command analyze waveform play tag normalize' -a '(__pulsemeter_audio_files)'
 
 # many files: analyze, waveform, tag
-set -l many '__pulsemeter_command analyze waveform tag'
+set -l many '__pulsemeter_command analyze waveform tag normalize'
 complete -c pulsemeter -n $many -l files-from -r -F -d 'more files, one a line (- for stdin)'
 complete -c pulsemeter -n $many -l files-from0 -r -F -d 'more files, NUL-separated (- for stdin)'
 complete -c pulsemeter -n $many -s 0 -l null -d '--files-from lists are NUL-separated'
@@ -167,3 +168,13 @@ complete -c pulsemeter -n $cal -s r -l rate -x -a '44100 48000 96000' -d 'captur
 complete -c pulsemeter -n $cal -s c -l channels -x -a '1 2' -d 'capture channels'
 complete -c pulsemeter -n $cal -l reference -x -a '94 114' -d 'calibrator level (dB SPL)'
 complete -c pulsemeter -n $cal -l duration -x -d 'give up after this much audio (s)'
+
+# normalize
+set -l normalize '__pulsemeter_command normalize'
+complete -c pulsemeter -n $normalize -s o -l output -r -F -d 'the output file, or a directory DIR/'
+complete -c pulsemeter -n $normalize -l preset -x -a 'ebu-r128 ebu-r128-s1 atsc-a85 podcast aes-streaming streaming-14 apple' -d 'a delivery spec'
+complete -c pulsemeter -n $normalize -l target -x -a '-23 -16 -14' -d 'the loudness to reach, LUFS'
+complete -c pulsemeter -n $normalize -l max-true-peak -x -a '-1 -2' -d 'the true-peak ceiling, dBTP'
+complete -c pulsemeter -n $normalize -l limit -d 'reach the target with a true-peak limiter'
+complete -c pulsemeter -n $normalize -l album -d 'one gain for all the files'
+complete -c pulsemeter -n $normalize -l force -d 'replace an existing output'

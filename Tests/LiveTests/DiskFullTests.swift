@@ -86,6 +86,47 @@ extension LiveSuite {
                     "recorded_frames \(recorded), ffmpeg decodes \(plays)")
         }
 
+        /// `normalize` onto a 256 KiB tmpfs that 20 s of stereo cannot fit in any of the
+        /// containers: exit 74 naming the file and the reason, one line, nothing left there (the
+        /// hidden file removed), an existing OUT given with --force left as it was; a read-only
+        /// one is 73 (the output cannot be created). No server: the tmpfs helper is here.
+        @Test("normalize onto a full filesystem: exit 74, one line, nothing partial left")
+        func normalizeFillsTheDisk() throws {
+            let dir = try Live.tempDir("smallfs-norm")
+            let scratch = try Live.tempDir("smallfs-norm-in")
+            defer {
+                Live.removeTree(dir)
+                Live.removeTree(scratch)
+            }
+            let input = scratch + "/twenty.wav"
+            let made = try run(["sox", "-q", "-n", "-r", "48000", "-c", "2", "-b", "16", input, "synth", "20", "pinknoise", "vol", "0.3"])
+            #expect(made.status == 0, "sox: \(made.stderr)")
+            try Live.mountTmpfs(dir, "size=256k")
+            defer { Live.unmount(dir) }
+            let kept = dir + "/kept.wav"
+            try Data("keep".utf8).write(to: URL(fileURLWithPath: kept))
+            for (name, force) in [("out.wav", false), ("out.flac", false), ("out.ogg", false), ("out.mp3", false),
+                                  ("out.m4a", false), ("kept.wav", true)] {
+                let out = dir + "/" + name
+                let r = try run([try Live.bin(), "normalize", input, "-o", out, "--target", "-16"] + (force ? ["--force"] : []))
+                #expect(r.status == 74, "\(name): exit \(r.status), \(r.stderr)")
+                let line = LiveSuite.errorLine(r.stderr)
+                #expect(line != nil, "\(name): one `pulsemeter: ` line, got: \(r.stderr)")
+                #expect(line?.contains("No space left on device") == true && line?.contains(out) == true, "\(line ?? "")")
+                #expect(r.stdout.isEmpty, "\(name): no end line for a file not written: \(r.stdout)")
+                let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+                #expect(names == ["kept.wav"], "\(name): nothing partial left: \(names)")
+            }
+            #expect(try String(contentsOfFile: kept, encoding: .utf8) == "keep", "the existing OUT intact")
+            Live.unmount(dir)
+            try Live.mountTmpfs(dir, "ro,size=64k")
+            let ro = try run([try Live.bin(), "normalize", input, "-o", dir + "/out.wav", "--target", "-16"])
+            #expect(ro.status == 73, "read-only: exit \(ro.status), \(ro.stderr)")
+            let roLine = LiveSuite.errorLine(ro.stderr)
+            #expect(roLine?.contains("Read-only file system") == true, "\(roLine ?? ro.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        }
+
         @Test("recording into a read-only directory: exit 73 before capture starts")
         func readOnlyDirectory() throws {
             let server = try Live.server()

@@ -174,6 +174,19 @@ public final class SoundFileReader: AudioFileSource, Int16BlockSource {
         return at >= 0 && fstat(fd, &st) == 0 && at >= st.st_size
     }
 
+    /// The file's samples as a `SampleFormat` when they are PCM or float (8-bit PCM as s16,
+    /// double as float); nil for the compressed formats (Vorbis, Opus, MP3, ...) and the
+    /// other encodings, which decode to Float with no sample format of their own.
+    public var pcmFormat: SampleFormat? {
+        switch formatCode & Int32(SF_FORMAT_SUBMASK) {
+        case Int32(SF_FORMAT_PCM_S8), Int32(SF_FORMAT_PCM_U8), Int32(SF_FORMAT_PCM_16): return .s16
+        case Int32(SF_FORMAT_PCM_24): return .s24
+        case Int32(SF_FORMAT_PCM_32): return .s32
+        case Int32(SF_FORMAT_FLOAT), Int32(SF_FORMAT_DOUBLE): return .float
+        default: return nil
+        }
+    }
+
     private var isPCM16: Bool { formatCode & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_PCM_16) }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int {

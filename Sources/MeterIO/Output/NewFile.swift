@@ -159,16 +159,43 @@ public struct NewFile {
         return type == S_IFIFO || type == S_IFCHR
     }
 
-    /// A new file in the directory of `path` under a hidden, unused name (`.NAME.XXXXXXXX`),
-    /// created exclusively, to be renamed over `path` by `commit`.
-    private static func beside(_ path: FilePath) throws(Failure) -> NewFile {
+    /// A new file beside `path` whatever is at the name, for a file that takes its name only
+    /// when it is complete (`normalize`): `commit` renames it over the name (replacing),
+    /// `commitIfFree` gives it the name only if nothing has taken it meanwhile. Its hidden
+    /// name ends in the same extension (`.NAME.XXXXXXXX.EXT`), so that a library that picks a
+    /// format by the extension (TagLib) reads it as what it will be.
+    public static func createBeside(_ path: FilePath) throws(Failure) -> NewFile {
+        try beside(path, keepingExtension: true)
+    }
+
+    /// The name the file is written under until it is committed.
+    public var writtenPath: FilePath { temporary ?? path }
+
+    /// Gives the file created beside its name only if nothing has the name (`link(2)`, which
+    /// never replaces, then the hidden name removed): `Failure.exists` when something took the
+    /// name meanwhile (the file beside is removed then too).
+    public func commitIfFree() throws(Failure) {
+        guard let temporary else { return }
+        let r = temporary.withCString { t in path.withCString { link(t, $0) } }
+        let e = errno
+        discard()
+        if r == 0 { return }
+        if e == EEXIST { throw .exists }
+        throw .system(reason: errnoText(e))
+    }
+
+    /// A new file in the directory of `path` under a hidden, unused name (`.NAME.XXXXXXXX`,
+    /// or `.NAME.XXXXXXXX.EXT` keeping its extension), created exclusively, to be renamed over
+    /// `path` by `commit`.
+    private static func beside(_ path: FilePath, keepingExtension: Bool = false) throws(Failure) -> NewFile {
         let bytes = path.bytes
         let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
         let directory = slash.map { Array(bytes[...$0]) } ?? []
         let name = slash.map { Array(bytes[($0 + 1)...]) } ?? bytes
         for _ in 0..<100 {
             let tag = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-            let temporary = FilePath(bytes: directory + Array(".".utf8) + name + Array(".\(tag)".utf8))
+            let ext = keepingExtension && !path.extensionLowercased.isEmpty ? Array(".\(path.extensionLowercased)".utf8) : []
+            let temporary = FilePath(bytes: directory + Array(".".utf8) + name + Array(".\(tag)".utf8) + ext)
             let fd = temporary.withCString { open($0, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666) }
             if fd >= 0 { return NewFile(path: path, fd: fd, temporary: temporary, existed: false) }
             if errno != EEXIST { throw .system(reason: errnoText()) }

@@ -213,16 +213,34 @@ public struct RecordingFormat: Sendable {
             throw error.outputError(path, recording: true)
         }
         do throws(OutputError) {
-            let writer: any RecordingWriter
-            switch kind {
-            case .ffmpegAAC(let ffmpeg): writer = try FFmpegEncoderWriter(fd: file.fd, path: path, format: self, ffmpeg: ffmpeg)
-            case .headerPCM, .losslessStream, .lossyStream: writer = try SoundFileWriter(fd: file.fd, path: path, format: self)
-            }
+            let writer = try makeWriter(file.fd, path)
             do { try file.commit() } catch { throw error.outputError(path, recording: true) }
             return writer
         } catch {
             file.discard()  // what this call created; a file being replaced keeps its name
             throw error
+        }
+    }
+
+    /// Creates a file in this format beside `path` (`NewFile.createBeside`), which takes the
+    /// name only when `FinishingFile.commit` is called after its last frame: until then
+    /// nothing is written under the name. For `normalize`.
+    public func openBeside(path: FilePath) throws(OutputError) -> FinishingFile {
+        let file: NewFile
+        do { file = try NewFile.createBeside(path) } catch { throw error.outputError(path, recording: true) }
+        do throws(OutputError) {
+            return FinishingFile(writer: try makeWriter(file.fd, path), file: file)
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
+    /// The writer of this format on `fd` (which it owns from here on).
+    private func makeWriter(_ fd: Int32, _ path: FilePath) throws(OutputError) -> any RecordingWriter {
+        switch kind {
+        case .ffmpegAAC(let ffmpeg): return try FFmpegEncoderWriter(fd: fd, path: path, format: self, ffmpeg: ffmpeg)
+        case .headerPCM, .losslessStream, .lossyStream: return try SoundFileWriter(fd: fd, path: path, format: self)
         }
     }
 }

@@ -69,8 +69,8 @@ public final class SoundFileWriter: RecordingWriter {
         _ = try? close()
     }
 
-    /// Appends interleaved frames in the format's sample format; throws on a short write
-    /// (disk full, I/O error).
+    /// Appends interleaved frames in the format's sample format; throws on a short write or
+    /// an error libsndfile recorded during the call (disk full, I/O error).
     public func write(_ samples: UnsafeRawBufferPointer) throws(OutputError) {
         guard let handle, let base = samples.baseAddress else { return }
         let frames = samples.count / (channels * sampleFormat.bytesPerSample)
@@ -93,9 +93,13 @@ public final class SoundFileWriter: RecordingWriter {
                 n = sf_writef_int(handle, copy, sf_count_t(frames))
             }
         }
+        let savedErrno = errno
         if n > 0 { framesWritten += Int(n) }
-        if n != frames {
-            let reason = SoundFileError.reason(handle, savedErrno: errno)
+        // libsndfile's MP3 encoder takes every frame even when writing its output failed (a
+        // full disk): the count is whole and only the handle's error (reset by each write
+        // call) tells; without this check a truncated MP3 was reported complete.
+        if n != frames || sf_error(handle) != 0 {
+            let reason = SoundFileError.reason(handle, savedErrno: savedErrno)
             throw OutputError.cannotWriteRecording(path, reason: reason, framesWritten: framesWritten)
         }
     }

@@ -59,6 +59,27 @@ public struct FilePath: Sendable, Hashable, CustomStringConvertible {
         return withCString { lstat($0, &st) } == 0
     }
 
+    /// True when the name is a directory (or a link to one: `stat(2)`).
+    public var isDirectory: Bool {
+        var st = stat()
+        return withCString { stat($0, &st) } == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Creates the directory (`mkdir(2)`, mode 0777 less the umask) unless it exists; throws
+    /// the system's reason when it cannot.
+    public func makeDirectory() throws(OutputError) {
+        if isDirectory { return }
+        guard withCString({ mkdir($0, 0o777) }) == 0 || errno == EEXIST else {
+            throw OutputError.cannotCreateOutput(self, reason: errnoText())
+        }
+    }
+
+    /// `directory`/`name`'s last component: where a file of that name goes in a directory.
+    public func inDirectory(_ directory: FilePath) -> FilePath {
+        let d = directory.bytes.last == UInt8(ascii: "/") ? directory.bytes : directory.bytes + [UInt8(ascii: "/")]
+        return FilePath(bytes: d + lastComponent.bytes)
+    }
+
     /// Checks an input path before a decoder sees it, so that missing, unreadable and directory
     /// paths get their own `InputError` with the system's reason (`stat(2)`, `access(2)`),
     /// before any decoder prints its own account.

@@ -6,7 +6,7 @@ public enum CLI {
     public static let version = "0.1.0"
 
     /// The commands, in the order help lists them (`monitor` is the default).
-    public static let commands = ["monitor", "record", "analyze", "waveform", "tag", "play", "devices", "calibrate"]
+    public static let commands = ["monitor", "record", "analyze", "waveform", "tag", "normalize", "play", "devices", "calibrate"]
 
     /// Runs the tool and exits the process.
     public static func main() -> Never {
@@ -57,6 +57,7 @@ public enum CLI {
             case "analyze": return try AnalyzeCommand.run(parsed)
             case "waveform": return try WaveformCommand.run(parsed)
             case "tag": return try TagCommand.run(parsed)
+            case "normalize": return try NormalizeCommand.run(parsed)
             default: return try LiveCommands.run(command, parsed)
             }
         } catch let e as AudioFile.DecoderMissing {
@@ -88,6 +89,10 @@ public enum CLI {
             _ = try PixelOptions.parse(parsed, format: parsed.string("format") ?? "json")
         }
         if command == "tag" { _ = try MeterOptions.format(parsed, outputIsTerminal: false) }
+        if command == "normalize" {
+            _ = try NormalizeTarget.parse(parsed)
+            _ = try ManyFiles.jobs(parsed)
+        }
         if ManyFiles.requested(parsed) || command == "tag" { _ = try ManyFiles.jobs(parsed) }
     }
 
@@ -115,13 +120,14 @@ public enum CLI {
         case "analyze": return AnalyzeCommand.specs
         case "waveform": return WaveformCommand.specs
         case "tag": return TagCommand.specs
+        case "normalize": return NormalizeCommand.specs
         default: return LiveCommands.specs(for: command)
         }
     }
 
     /// What each command's line starts with, for a hint that shows one.
     static let usage = ["monitor": "pulsemeter", "record": "pulsemeter record FILE", "analyze": "pulsemeter analyze FILE",
-                        "waveform": "pulsemeter waveform FILE", "tag": "pulsemeter tag FILE", "play": "pulsemeter play FILE", "devices": "pulsemeter devices"]
+                        "waveform": "pulsemeter waveform FILE", "tag": "pulsemeter tag FILE", "normalize": "pulsemeter normalize IN -o OUT", "play": "pulsemeter play FILE", "devices": "pulsemeter devices"]
 
     /// For an option `command` does not take but other commands do: which, with the command
     /// line to use ("--split is an option of record: pulsemeter record FILE --split 3").

@@ -92,8 +92,9 @@ enum ManyFiles {
     /// worker thread per file, `deliver` on the caller's thread in list order (`--unordered`:
     /// as each finishes) with the output; it returns false for a file cut short. Warnings go
     /// to stderr, the progress line meanwhile on stderr when the output is not a terminal.
-    /// nil when the output's reader went away.
-    static func forEach<T: Sendable>(_ a: ParsedArguments, cancellation: Cancellation,
+    /// nil when the output's reader went away. `output`: where the lines go when `-o` is not
+    /// that (normalize's `-o` names its audio files).
+    static func forEach<T: Sendable>(_ a: ParsedArguments, cancellation: Cancellation, output given: FileDescriptorOutput? = nil,
                                      work: @escaping @Sendable (FilePath) -> T,
                                      deliver: (Int, FilePath, T, Delivery) throws -> Bool) throws -> Done? where T: HasWarnings {
         if a.positionals.contains("-") {
@@ -111,7 +112,7 @@ enum ManyFiles {
             reader = try PathListReader(path: list, nulSeparated: a.flag("null") || a.has("files-from0"), cancellation: cancellation)
         }
         let list = FileList(positionals: a.positionalPaths, reader: reader, shard: shard)
-        let output = try OutputChoice.open(a)
+        let output = try given ?? OutputChoice.open(a)
         // Progress on stderr, not when the lines go to that same terminal (it would split them).
         let total = list.total
         let progress = FileProgress(total: total, enabled: !output.isTerminal)

@@ -108,29 +108,14 @@ enum TagCommand {
         return firstFailure?.code ?? 0
     }
 
-    /// Pass one for one file, on a worker: the analyze session with loudness, into no sink
-    /// (only its end figures count).
+    /// Pass one for one file, on a worker (`LoudnessPass`).
     static func measure(_ path: FilePath, truePeak: Bool, cancellation: Cancellation) -> Measured {
         var warnings: [String] = []
         do {
-            let source = try AudioFile.open(path)
-            var s = MeterSettings.defaults
-            s.rate = source.rate
-            s.channels = source.channels
-            s.loudness = true
-            let settings = try ValidSettings(s)
-            let description = SessionDescription(sources: [.init(source, settings: settings)], threads: .inline)
-            let summary = try MeterSession(description, cancellation: cancellation).run(into: [DiscardingSink()])[0]
-            guard summary.complete ?? true else { return Measured(result: .cutShort) }
-            if let file = source as? SoundFileReader, summary.pos == file.framesRead {
-                try InputEnding.report(file) { warnings.append($0) }
-            }
-            guard let loudness = summary.loudness, let gate = loudness.gatingBlocks else {
-                preconditionFailure("a session with loudness gives its loudness")
-            }
-            let peakDb = (truePeak ? loudness.truePeakDb : summary.peakDb).max() ?? Decibels.floor
-            let figures = ReplayGain.Figures(integrated: loudness.integrated, peak: ReplayGain.ratio(db: peakDb))
-            return Measured(result: .measured(figures, gate), warnings: warnings)
+            guard let m = try LoudnessPass.measure(try AudioFile.open(path), cancellation: cancellation,
+                                                   warn: { warnings.append($0) }) else { return Measured(result: .cutShort) }
+            let figures = ReplayGain.Figures(integrated: m.integrated, peak: ReplayGain.ratio(db: truePeak ? m.truePeakDb : m.samplePeakDb))
+            return Measured(result: .measured(figures, m.gate), warnings: warnings)
         } catch {
             return Measured(result: .failed(ManyFiles.failure(error, command: "tag")), warnings: warnings)
         }

@@ -79,6 +79,7 @@ enum Help {
       pulsemeter analyze FILE|- [OPTIONS]   run a file (or raw PCM on stdin) through the same meter
       pulsemeter waveform FILE [OPTIONS]    summarize a file into N bars (a voice-message waveform)
       pulsemeter tag FILE... [--album]      write ReplayGain 2.0 tags (Opus: R128 gains) from the loudness
+      pulsemeter normalize IN... -o OUT     write files at a loudness target with one static gain
       pulsemeter play FILE [-d SINK]        play a file, showing its waveform and progress
       pulsemeter devices [--json]           list capture sources (and with --sinks, playback sinks)
       pulsemeter calibrate -d SOURCE        measure a calibrator's 1 kHz tone, print the --calibration value
@@ -133,6 +134,45 @@ enum Help {
           pulsemeter tag --album album/*.flac
           pulsemeter tag --dry-run -f ndjson *.opus
           pulsemeter tag --album --dry-run -f csv album/*.flac > gains.csv
+
+        """,
+        "normalize": """
+        usage: pulsemeter normalize IN... (-o OUT | -o DIR/) (--preset NAME | --target LUFS) [OPTIONS]
+
+        Writes each input at the target loudness with one static linear gain, never dynamics:
+        pass one measures its integrated loudness and true peak (the meter of analyze), pass
+        two writes it with the gain target minus I. The output keeps the input's rate,
+        channels and sample format (16-bit with TPDF dither of 1 LSB; 24, 32-bit and float
+        without; an input without one, such as MP3, as 24-bit), takes its container from the
+        name (wav, flac, ogg, opus, mp3, aiff, caf, au, w64, rf64; m4a and aac through ffmpeg)
+        and the input's title, artist, album and date where both containers carry tags.
+
+        When the gain would lift the true peak over the ceiling, the gain is lowered to it and
+        one stderr line says so (the end line has "limited_by":"true_peak"); --limit keeps the
+        gain and holds the peaks with a true-peak limiter instead.
+
+        options:
+          -o, --output OUT|DIR/  the output file (one input), or a directory (a name ending in
+                                 /, or an existing one) that takes each input's name
+              --preset NAME      a delivery spec's target and ceiling (pulsemeter presets)
+              --target LUFS      the loudness to reach (overrides the preset's); one of the two
+              --max-true-peak DB the true-peak ceiling, dBTP  [the preset's, else \(n(DeliveryPreset.defaultMaxTruePeak))]
+              --limit            reach the target: a true-peak limiter (4x oversampled
+                                 detection, 5 ms look-ahead, 150 ms release) holds the peaks
+              --album            one gain for all the inputs: the loudness of all their
+                                 gating blocks together, the largest true peak
+              --force            replace an existing output (without it: exit 73)
+        \(manyOptions)
+        Each output is written beside its name and renamed when complete: a signal, a full
+        disk or a damaged input leaves nothing under the name. One NDJSON end line a file on
+        stdout; a file that fails is one line on stderr and the others go on. Exit status: 0
+        every file written, else the first failure's (64 a container that cannot take the
+        input, 65 not audio or silent, 66 missing, 73 output exists or cannot be created, 74
+        disk full), 130 stopped by a signal (nothing partial left).
+
+        examples:
+          pulsemeter normalize episode.wav -o episode-16.wav --preset podcast
+          pulsemeter normalize --album --target -14 album/*.flac -o out/
 
         """,
         "calibrate": """
