@@ -60,7 +60,8 @@ enum AnalyzeCommand {
         if let raw = source as? RawPCMReader {
             RawInput.warnTrailing(raw.trailingBytes, format: raw.format, channels: raw.channels)
         }
-        return 0
+        // A verdict that fails: exit 1, as cmp and grep say "differs" and "not found".
+        return summary.loudness?.verdict?.pass == false ? 1 : 0
     }
 }
 
@@ -79,7 +80,8 @@ extension AnalyzeCommand {
         let cancellation = try Signals.stopCancellation()  // the files so far, those cut short marked, exit 130
         let frames = a.flag("frames")
         return try ManyFiles.run(a, cancellation: cancellation) { path in
-            ManyFiles.outcome(command: "analyze") { warn in
+            var figures: StreamSummary?
+            var outcome = ManyFiles.outcome(command: "analyze") { warn in
                 let source = try AudioFile.open(path)
                 let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
                 let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
@@ -89,8 +91,11 @@ extension AnalyzeCommand {
                 let summary = try MeterSession(description, cancellation: cancellation).run(into: [sink])[0]
                 let complete = summary.complete ?? true
                 if complete, let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }
+                figures = summary
                 return (sink.bytes, complete)
             }
+            if case .lines = outcome.result { outcome.summary = figures }
+            return outcome
         }
     }
 }

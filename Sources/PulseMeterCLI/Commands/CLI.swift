@@ -6,7 +6,7 @@ public enum CLI {
     public static let version = "0.1.0"
 
     /// The commands, in the order help lists them (`monitor` is the default).
-    public static let commands = ["monitor", "record", "analyze", "waveform", "tag", "play", "devices", "calibrate"]
+    public static let commands = ["monitor", "record", "analyze", "waveform", "tag", "play", "devices", "presets", "calibrate"]
 
     /// Runs the tool and exits the process.
     public static func main() -> Never {
@@ -57,6 +57,7 @@ public enum CLI {
             case "analyze": return try AnalyzeCommand.run(parsed)
             case "waveform": return try WaveformCommand.run(parsed)
             case "tag": return try TagCommand.run(parsed)
+            case "presets": return try PresetsCommand.run(parsed)
             default: return try LiveCommands.run(command, parsed)
             }
         } catch let e as AudioFile.DecoderMissing {
@@ -114,6 +115,7 @@ public enum CLI {
         case "analyze": return AnalyzeCommand.specs
         case "waveform": return WaveformCommand.specs
         case "tag": return TagCommand.specs
+        case "presets": return PresetsCommand.specs
         default: return LiveCommands.specs(for: command)
         }
     }

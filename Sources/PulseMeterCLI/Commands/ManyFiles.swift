@@ -24,6 +24,8 @@ enum ManyFiles {
         }
         var result: Result
         var warnings: [String] = []
+        /// analyze: the file's figures (for its verdict and its table row).
+        var summary: StreamSummary?
     }
 
     /// A file's result that may carry warnings for stderr.
@@ -41,12 +43,18 @@ enum ManyFiles {
     /// `cancellation` (a stop signal) stops the hand-out of files; `perFile` gets it too, and
     /// the files it cut short give their lines so far. A run cut short says on stderr how many
     /// files were not done and exits 130. `failed`: where a file's failure goes (by default
-    /// its `error` line on the output).
+    /// its `error` line on the output). With verdicts (analyze `--preset`), the last line
+    /// counts passes and failures, and a file that fails makes the status 1 when no file had
+    /// an error.
     static func run(_ a: ParsedArguments, cancellation: Cancellation,
                     failed: ((FilePath, PulsemeterError, Delivery) throws -> Void)? = nil,
                     perFile: @escaping @Sendable (FilePath) -> Outcome) throws -> Int32 {
         var firstFailure: (position: Int, code: Int32)?
-        let done = try forEach(a, cancellation: cancellation, work: perFile) { position, path, outcome, to in
+        var tally = VerdictTally()
+        let done = try forEach(a, cancellation: cancellation, work: perFile, finish: { to in
+            if tally.judged { try to.output.write(tally.ndjsonLine) }
+        }) { position, path, outcome, to in
+            tally.add(outcome.summary)
             switch outcome.result {
             case .lines(let bytes, let complete):
                 try to.output.write(bytes)
@@ -59,7 +67,7 @@ enum ManyFiles {
         }
         guard let done else { return 0 }
         if let stopped = done.interruption() { return stopped }
-        return firstFailure?.code ?? 0
+        return firstFailure?.code ?? tally.status
     }
 
     /// Where a delivered file's results go: the output, and stderr (`say`: one line, the
@@ -92,9 +100,10 @@ enum ManyFiles {
     /// worker thread per file, `deliver` on the caller's thread in list order (`--unordered`:
     /// as each finishes) with the output; it returns false for a file cut short. Warnings go
     /// to stderr, the progress line meanwhile on stderr when the output is not a terminal.
-    /// nil when the output's reader went away.
+    /// `finish`: after the last file, with the output. nil when the output's reader went away.
     static func forEach<T: Sendable>(_ a: ParsedArguments, cancellation: Cancellation,
                                      work: @escaping @Sendable (FilePath) -> T,
+                                     finish: (Delivery) throws -> Void = { _ in },
                                      deliver: (Int, FilePath, T, Delivery) throws -> Bool) throws -> Done? where T: HasWarnings {
         if a.positionals.contains("-") {
             throw PulsemeterError(.usage, "- (raw PCM on stdin) is one stream, not a list entry; give file names, or a list with --files-from -")
@@ -131,6 +140,8 @@ enum ManyFiles {
                     if try deliver(position, path, outcome, Delivery(output: output, progress: progress)) { finished += 1 } else { cutShort += 1 }
                     progress.advance()
                 })
+            progress.clear()
+            try finish(Delivery(output: output, progress: progress))
         } catch is OutputClosed {
             progress.clear()
             return nil

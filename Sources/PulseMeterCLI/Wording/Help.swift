@@ -51,6 +51,11 @@ enum Help {
                              lufs_i, lra, max_lufs_m, max_lufs_s, true_peak_db in the end line
           --target LUFS      a loudness to aim at, \(range(.target)) (implies --loudness): the end line
                              adds target_lufs and gain_db, the meter marks it
+          --preset NAME      judge by a delivery spec (implies --loudness; pulsemeter presets
+                             lists them): its target, and a verdict in the end line
+          --tolerance LU     how far from --target I may be (with --target: a verdict too)
+          --max-true-peak DB the true peak ceiling, \(range(.maxTruePeak)) dBTP (a verdict; headroom_db
+                             is the gain up to it)          [the preset's, else \(n(DeliveryPreset.defaultMaxTruePeak))]
 
     """
 
@@ -77,6 +82,7 @@ enum Help {
       pulsemeter tag FILE... [--album]      write ReplayGain 2.0 tags (Opus: R128 gains) from the loudness
       pulsemeter play FILE [-d SINK]        play a file, showing its waveform and progress
       pulsemeter devices [--json]           list capture sources (and with --sinks, playback sinks)
+      pulsemeter presets [--json]           list the loudness delivery presets --preset takes
       pulsemeter calibrate -d SOURCE        measure a calibrator's 1 kHz tone, print the --calibration value
       pulsemeter --help | --version         also pulsemeter COMMAND --help
 
@@ -84,7 +90,7 @@ enum Help {
     peak_db = 20*log10(max|x|) over each hop; every value is finite and at least -160.0.
     Loudness (--loudness): EBU R128 / ITU-R BS.1770-4, EBU Tech 3342 (2016), in LUFS, LU, dBTP.
 
-    exit codes: 0 done or stopped, 64 bad command line, 65 not decodable audio,
+    exit codes: 0 done or stopped, 1 analyze: a file fails its verdict, 64 bad command line, 65 not decodable audio,
     66 input missing or unreadable, 69 PulseAudio unavailable, 73 cannot create output,
     74 I/O failure while running.
 
@@ -159,6 +165,8 @@ enum Help {
         frame and end lines; -f ansi gives a summary per channel (and a spectrum with --bands).
         Stopped by Ctrl-C, SIGTERM or SIGHUP before the end: the end line so far with
         "complete":false, a line on stderr saying how far it got, exit 130.
+        With a verdict (--preset, --tolerance, --max-true-peak) the exit status is 1 when a
+        file fails it (as cmp and grep say "differ", "not found"), 0 when all pass.
 
         options:
         \(meterOptions)      --raw FMT          PCM layout on stdin: s16le, s24le, s32le or f32le
@@ -169,6 +177,7 @@ enum Help {
         examples:
           pulsemeter analyze voice.wav -f ndjson | jq -c 'select(.type=="end")'
           pulsemeter analyze episode.flac --target -16 -f ndjson | jq '.gain_db // empty'
+          pulsemeter analyze spot.wav --preset ebu-r128-s1 || echo "spot.wav fails R128 s1"
           find archive -name '*.flac' -print0 | pulsemeter analyze --files-from0 - --bands 8
           parec --format=s16le --rate=48000 --channels=2 | pulsemeter analyze - --raw s16le -r 48000 -c 2
           ffmpeg -i in.mkv -f f32le -ac 2 -ar 48000 - | pulsemeter analyze - --raw f32le -r 48000 -c 2 --bands 32
@@ -252,6 +261,16 @@ enum Help {
           pulsemeter record 'log-%Y%m%d-%H%M%S.flac' --split 3600 --events
           pulsemeter record memo.wav --trigger -45 --hold 3 --pre-roll 1
 
+        """,
+        "presets": """
+        usage: pulsemeter presets [--json]
+
+        The delivery specifications --preset judges by: integrated loudness and its tolerance
+        (live programmes, monitor and record, take the live one), the true peak ceiling and,
+        for short-form content, the highest short-term loudness. --target, --tolerance and
+        --max-true-peak override a preset's figures.
+
+        \(PresetsCommand.table)
         """,
         "devices": """
         usage: pulsemeter devices [--json] [--sinks | --apps]
