@@ -78,6 +78,7 @@ complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l 
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l preset -x -a 'ebu-r128 ebu-r128-s1 atsc-a85 podcast aes-streaming streaming-14 apple' -d 'judge by a delivery preset (implies --loudness)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l tolerance -x -a '0.5 1 2' -d 'how far from the target the integrated loudness may be (LU)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l max-true-peak -x -a '-1 -2' -d 'the true peak ceiling (dBTP)'
+complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l dual-mono -d "a mono file's channel counts twice (+3.01 LU)"
 complete -c pulsemeter -n '__pulsemeter_command presets' -l json -d 'one JSON array'
 complete -c pulsemeter -n $meter -l octaves -x -a '1 3' -d 'octave or third-octave bands (IEC 61260-1)'
 complete -c pulsemeter -n $meter -l meter -x -a 'dbfs vu ppm1 ppm2 k20 k14 k12' -d 'meter ballistics (meter_db)'

@@ -169,6 +169,20 @@ import Testing
         Tool.expectError(try Tool.run(["record", "y.wav", "--preset", "ebu"]), 64, mentions: ["--preset ebu"])
     }
 
+    /// BS.1770 reads a mono 1 kHz sine of peak P at P - 3.01 LUFS (one channel's energy);
+    /// --dual-mono counts it twice, as the same sine on both stereo channels reads: P.
+    @Test func dualMonoCountsTheChannelTwice() throws {
+        let dir = try TempDir()
+        let mono = dir.path("mono.wav")
+        try Tool.sox(["-q", "-n", "-r", "48000", "-c", "1", "-b", "24", mono, "synth", "10", "sine", "1000", "vol", "-20dB"])
+        let plain = try #require(Tool.double(try AnalyzeCLITests.analyze([mono, "--loudness"]).end["lufs_i"]))
+        let dual = try #require(Tool.double(try AnalyzeCLITests.analyze([mono, "--dual-mono"]).end["lufs_i"]))
+        #expect(abs(plain - (-20 - 10 * log10(2))) <= 0.05, "mono \(plain)")
+        #expect(abs(dual - -20) <= 0.05 && abs(dual - plain - 10 * log10(2)) <= 0.01, "dual mono \(dual)")
+        let ref = try LoudnessCLITests.ffmpegEbur128(mono)
+        #expect(abs(ref.i - plain) <= 0.1, "ffmpeg reads mono \(ref.i)")
+    }
+
     @Test func presetsListsTheTable() throws {
         let r = try Tool.run(["presets"])
         #expect(r.status == 0)

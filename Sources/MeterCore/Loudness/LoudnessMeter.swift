@@ -39,13 +39,15 @@ public final class LoudnessMeter {
     /// `hop`: the meter's hop; readings come at its multiples and the 100 ms gating steps, so
     /// the rolling sums read exactly on the grid of both (their greatest common divisor).
     /// `recentPeak`: also keep the true peak of the last 3 s (`recentTruePeakDb`).
-    public init(rate: Int, channels: Int, hop: Int = 1, recentPeak: Bool = false) {
+    /// `dualMono`: a mono stream's channel counts twice (+3.01 LU), as the same audio on both
+    /// channels of a stereo stream reads (BS.1770).
+    public init(rate: Int, channels: Int, hop: Int = 1, recentPeak: Bool = false, dualMono: Bool = false) {
         self.rate = rate
         self.channels = channels
         step = max(1, (rate + 5) / 10)
         let roles = LoudnessChannel.roles(channels: channels)
         counted = (0..<channels).filter { roles[$0].weight > 0 }
-        weights = counted.map { roles[$0].weight }
+        weights = counted.map { channels == 1 && dualMono ? 2 * roles[$0].weight : roles[$0].weight }
         filters = counted.map { _ in KWeighting(rate: rate) }
         let grid = Self.gcd(max(1, (rate + 5) / 10), max(1, hop))
         momentary = counted.map { _ in RollingSquareSum(window: 4 * max(1, (rate + 5) / 10), hop: grid) }

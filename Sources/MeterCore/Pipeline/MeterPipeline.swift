@@ -99,7 +99,7 @@ public final class MeterPipeline {
         }
         loudness = settings.loudness
             ? LoudnessMeter(rate: settings.rate, channels: settings.channels, hop: settings.hop,
-                            recentPeak: clock != nil) : nil
+                            recentPeak: clock != nil, dualMono: settings.dualMono) : nil
         soundLevel = settings.spl.map { SoundLevelMeter(settings: $0, rate: settings.rate, channels: settings.channels) }
         octaveBank = settings.octaves > 0
             ? OctaveFilterBank(fraction: settings.octaves, rate: settings.rate,

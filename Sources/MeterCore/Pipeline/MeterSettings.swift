@@ -22,6 +22,8 @@ public struct MeterSettings: Sendable, Equatable {
     /// What the end line's `verdict` judges by (`--preset`, `--tolerance`, `--max-true-peak`);
     /// nil: no verdict.
     public var delivery: DeliveryRules?
+    /// `--dual-mono`: a mono stream's loudness counts its channel twice (+3.01 LU).
+    public var dualMono = false
     /// The sound level meter (`--spl`); nil turns it off.
     public var spl: SoundLevelSettings?
     /// Fractional-octave bands (1 or 3 a octave) instead of FFT bands; 0 turns them off.

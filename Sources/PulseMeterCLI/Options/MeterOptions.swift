@@ -48,8 +48,8 @@ enum MeterOptions {
     }
 
     /// --loudness, --target and the delivery rules (also taken by play).
-    static let loudnessSpecs: [OptionSpec] = [OptionSpec("--loudness", value: false), OptionSpec("--target")]
-        + DeliveryOptions.specs
+    static let loudnessSpecs: [OptionSpec] = [OptionSpec("--loudness", value: false), OptionSpec("--target"),
+                                              OptionSpec("--dual-mono", value: false)] + DeliveryOptions.specs
 
     /// Reads --target LUFS (or a preset's), the rules a verdict judges by and --loudness
     /// (which each of them implies) into `s`; the rules for the values are
@@ -57,7 +57,8 @@ enum MeterOptions {
     static func readLoudness(_ a: ParsedArguments, into s: inout MeterSettings) throws(PulsemeterError) {
         s.targetLufs = try DeliveryOptions.target(a)
         s.delivery = try DeliveryOptions.rules(a, live: ["monitor", "record"].contains(a.command))
-        s.loudness = a.flag("loudness") || s.targetLufs != nil || s.delivery != nil
+        s.dualMono = a.flag("dual-mono")
+        s.loudness = a.flag("loudness") || s.targetLufs != nil || s.delivery != nil || s.dualMono
     }
 
     /// `s` validated, its error worded with the option's value as typed, or, for a default the

@@ -54,6 +54,8 @@ enum Help {
           --preset NAME      judge by a delivery spec (implies --loudness; pulsemeter presets
                              lists them): its target, and a verdict in the end line
           --tolerance LU     how far from --target I may be (with --target: a verdict too)
+          --dual-mono        a mono file's channel counts twice (+3.01 LU, as on both channels
+                             of a stereo file; implies --loudness)
           --max-true-peak DB the true peak ceiling, \(range(.maxTruePeak)) dBTP (a verdict; headroom_db
                              is the gain up to it)          [the preset's, else \(n(DeliveryPreset.defaultMaxTruePeak))]
 
