@@ -120,6 +120,7 @@ complete -c pulsemeter -n $many -s 0 -l null -d '--files-from lists are NUL-sepa
 complete -c pulsemeter -n $many -s j -l jobs -x -d 'files at once'
 complete -c pulsemeter -n $many -l shard -x -d 'only list positions K, K+N, ... (K/N)'
 complete -c pulsemeter -n $many -l unordered -d 'each line as its file finishes'
+complete -c pulsemeter -n $many -l recursive -d 'a directory: the audio files under it, sorted'
 complete -c pulsemeter -n '__pulsemeter_command analyze' -l frames -d 'many files: also start and frame lines'
 
 # waveform

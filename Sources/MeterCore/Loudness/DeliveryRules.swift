@@ -29,16 +29,22 @@ public struct DeliveryRules: Sendable, Equatable {
                   maxTruePeak: p.maxTruePeak, maxShortTerm: p.maxShortTerm)
     }
 
+    /// The rules a verdict has, in its order: the integrated loudness when there is a target
+    /// and a tolerance, the true peak, the highest short-term loudness where it is limited.
+    public var kinds: [Verdict.Rule.Kind] {
+        (integrated != nil && tolerance != nil ? [.integrated] : []) + [.truePeak] + (maxShortTerm != nil ? [.maxShortTerm] : [])
+    }
+
     /// The stream's figures judged: each rule's value is the figure as the `end` line gives
     /// it (to 0.01), so that a reader of the line comes to the same verdict.
     public func judge(_ s: LoudnessSummary) -> Verdict {
-        var rules: [Verdict.Rule] = []
-        if let integrated, let tolerance {
-            rules.append(.init(.integrated, value: s.integrated, min: integrated - tolerance, max: integrated + tolerance))
-        }
-        rules.append(.init(.truePeak, value: s.maxTruePeakDb, max: maxTruePeak))
-        if let maxShortTerm { rules.append(.init(.maxShortTerm, value: s.maxShortTerm, max: maxShortTerm)) }
-        return Verdict(rules: rules)
+        Verdict(rules: kinds.map { kind in
+            switch kind {
+            case .integrated: .init(.integrated, value: s.integrated, min: integrated! - tolerance!, max: integrated! + tolerance!)
+            case .truePeak: .init(.truePeak, value: s.maxTruePeakDb, max: maxTruePeak)
+            case .maxShortTerm: .init(.maxShortTerm, value: s.maxShortTerm, max: maxShortTerm!)
+            }
+        })
     }
 }
 
@@ -46,7 +52,18 @@ public struct DeliveryRules: Sendable, Equatable {
 /// whether it passes; the stream passes when all of them do.
 public struct Verdict: Sendable, Equatable {
     public struct Rule: Sendable, Equatable {
-        public enum Kind: String, Sendable { case integrated, truePeak = "true_peak", maxShortTerm = "max_short_term" }
+        public enum Kind: String, Sendable {
+            case integrated, truePeak = "true_peak", maxShortTerm = "max_short_term"
+
+            /// How the rule is named to a person ("integrated", "true peak", "max short-term").
+            public var label: String {
+                switch self {
+                case .integrated: "integrated"
+                case .truePeak: "true peak"
+                case .maxShortTerm: "max short-term"
+                }
+            }
+        }
         public var kind: Kind
         /// The measured figure, rounded to 0.01 as the `end` line prints it.
         public var value: Double
@@ -66,14 +83,8 @@ public struct Verdict: Sendable, Equatable {
         /// `v` to 0.01, as the NDJSON lines print dB values.
         static func printed(_ v: Double) -> Double { (v * 100).rounded() / 100 }
 
-        /// How the rule is named to a person ("integrated", "true peak", "max short-term").
-        public var label: String {
-            switch kind {
-            case .integrated: "integrated"
-            case .truePeak: "true peak"
-            case .maxShortTerm: "max short-term"
-            }
-        }
+        /// How the rule is named to a person.
+        public var label: String { kind.label }
     }
 
     public var rules: [Rule]

@@ -59,6 +59,13 @@ public struct FilePath: Sendable, Hashable, CustomStringConvertible {
         return withCString { lstat($0, &st) } == 0
     }
 
+    /// True when the name is a directory (`stat(2)`: through a symbolic link, as a directory
+    /// named on the command line is taken).
+    public var isDirectory: Bool {
+        var st = stat()
+        return withCString { stat($0, &st) } == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// Checks an input path before a decoder sees it, so that missing, unreadable and directory
     /// paths get their own `InputError` with the system's reason (`stat(2)`, `access(2)`),
     /// before any decoder prints its own account.

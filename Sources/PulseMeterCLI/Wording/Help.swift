@@ -106,6 +106,8 @@ enum Help {
       -j, --jobs N           files at once                   [number of cores]
           --shard K/N        only list positions K, K+N, K+2N, ... (array jobs)
           --unordered        each line as its file finishes, not in list order
+          --recursive        a directory: the audio files under it, by extension, sorted
+                             by path (dot names skipped, linked directories not followed)
 
     """
 
@@ -158,7 +160,7 @@ enum Help {
         """,
         "analyze": """
         usage: pulsemeter analyze FILE [OPTIONS]
-               pulsemeter analyze FILE FILE... | --files-from LIST [OPTIONS]
+               pulsemeter analyze FILE FILE... | --files-from LIST | --recursive DIR [OPTIONS]
                pulsemeter analyze - --raw s16le|s24le|s32le|f32le -r HZ -c N [OPTIONS]
 
         Runs a sound file (WAV, FLAC, AIFF, Ogg Vorbis, Opus, MP3: whatever libsndfile reads;
@@ -169,6 +171,8 @@ enum Help {
         "complete":false, a line on stderr saying how far it got, exit 130.
         With a verdict (--preset, --tolerance, --max-true-peak) the exit status is 1 when a
         file fails it (as cmp and grep say "differ", "not found"), 0 when all pass.
+        Many files on a terminal (or -f ansi): a table, a row a file (I, LRA, true peak, gain,
+        verdict, the file), the count of verdicts last; errors on stderr.
 
         options:
         \(meterOptions)      --raw FMT          PCM layout on stdin: s16le, s24le, s32le or f32le
