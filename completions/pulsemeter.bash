@@ -2,21 +2,22 @@
 # share/bash-completion/completions/pulsemeter). Every option the parser knows must be listed
 # here: Tests/PulseMeterCLITests/InstallTests checks it, command by command.
 
-_pulsemeter_commands="monitor record analyze waveform tag normalize play devices calibrate help"
+_pulsemeter_commands="monitor record analyze waveform tag normalize play devices presets calibrate help"
 
 # Options per command, and the options that take no value (the rest take one).
-_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --interval --start-time --lden --events --silence-db --silence-min --clip-db --exec --exec-on --loudness --target --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal -h --help"
+_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --interval --start-time --lden --events --silence-db --silence-min --clip-db --exec --exec-on --loudness --target --preset --tolerance --max-true-peak --dual-mono --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal -h --help"
 _pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --url --reconnect --force --listen --floor --no-history --record --bitrate --bits"
 _pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --url --reconnect --force --listen --floor --no-history --bitrate --bits --split --trigger --hold --pre-roll --keep"
-_pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered"
+_pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered --recursive"
 _pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw --frames $_pulsemeter_many_opts"
 _pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --normalize --bits --pixels-per-second --samples-per-pixel --split-channels --raw -r --rate -c --channels -h --help $_pulsemeter_many_opts"
 _pulsemeter_opts_tag="--album --dry-run --skip-existing --true-peak -f --format -o --output -h --help $_pulsemeter_many_opts"
 _pulsemeter_opts_normalize="-o --output --preset --target --max-true-peak --limit --album --force -h --help $_pulsemeter_many_opts"
-_pulsemeter_opts_play="-d --device -f --format -o --output --loudness --target -h --help"
+_pulsemeter_opts_play="-d --device -f --format -o --output --loudness --target --preset --tolerance --max-true-peak --dual-mono -h --help"
 _pulsemeter_opts_devices="--json --sinks --apps -h --help"
+_pulsemeter_opts_presets="--json -h --help"
 _pulsemeter_opts_calibrate="-d --device -r --rate -c --channels --reference --duration -h --help"
-_pulsemeter_flags="-h --help --reconnect --force --json --sinks --apps --events --loudness --spl --lden -0 --null --unordered --frames --normalize --split-channels --no-history --album --dry-run --skip-existing --true-peak --limit"
+_pulsemeter_flags="-h --help --reconnect --force --json --sinks --apps --events --loudness --dual-mono --spl --lden -0 --null --unordered --recursive --frames --normalize --split-channels --no-history --album --dry-run --skip-existing --true-peak --limit"
 
 # Audio files the decoders read (libsndfile, and ffmpeg for the rest).
 _pulsemeter_audio_ext='@(wav|WAV|flac|FLAC|ogg|OGG|oga|opus|mp3|MP3|wv|aif|aiff|AIFF|aifc|caf|au|snd|w64|rf64|voc|m4a|M4A|aac|mp4|mkv|webm|wma|amr)'
@@ -83,6 +84,7 @@ _pulsemeter() {
           COMPREPLY=($(compgen -W "ansi ndjson" -- "$cur"))
         fi ;;
       --raw) COMPREPLY=($(compgen -W "s16le s24le s32le f32le" -- "$cur")) ;;
+      --preset) COMPREPLY=($(compgen -W "ebu-r128 ebu-r128-s1 atsc-a85 podcast aes-streaming streaming-14 apple" -- "$cur")) ;;
       --bits)
         if [ "$command" = waveform ]; then
           COMPREPLY=($(compgen -W "8 16" -- "$cur"))

@@ -2,7 +2,7 @@
 # share/fish/vendor_completions.d/pulsemeter.fish). Every option the parser knows must be
 # listed here: Tests/PulseMeterCLITests/InstallTests checks it, command by command.
 
-set -l commands monitor record analyze waveform tag normalize play devices calibrate help
+set -l commands monitor record analyze waveform tag normalize play devices presets calibrate help
 
 # True when the command is $argv (monitor: no command word, or "monitor").
 function __pulsemeter_command
@@ -49,9 +49,10 @@ complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a tag -d 
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a normalize -d 'write files at a loudness target with one static gain'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a play -d 'play a file, showing its waveform and progress'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a devices -d 'list capture sources (and playback sinks)'
+complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a presets -d 'list the loudness delivery presets --preset takes'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a calibrate -d 'measure a calibrator tone, print the --calibration value'
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -a help -d 'help for a command'
-complete -c pulsemeter -n '__pulsemeter_command help' -a "monitor record analyze waveform tag normalize play devices calibrate"
+complete -c pulsemeter -n '__pulsemeter_command help' -a "monitor record analyze waveform tag normalize play devices presets calibrate"
 complete -c pulsemeter -n "not __fish_seen_subcommand_from $commands" -s V -l version -d 'show the version'
 
 # Meter options: monitor, record, analyze.
@@ -78,6 +79,11 @@ complete -c pulsemeter -n $meter -l exec -x -a '(__fish_complete_command)' -d 'r
 complete -c pulsemeter -n $meter -l exec-on -x -a 'silence_start silence_end clip gap file device source_lost' -d 'only these lines run the --exec command'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l loudness -d 'EBU R128 loudness (LUFS, LRA, true peak)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l target -x -a '-23 -16 -14' -d 'loudness to aim at, -70..0 LUFS'
+complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l preset -x -a 'ebu-r128 ebu-r128-s1 atsc-a85 podcast aes-streaming streaming-14 apple' -d 'judge by a delivery preset (implies --loudness)'
+complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l tolerance -x -a '0.5 1 2' -d 'how far from the target the integrated loudness may be (LU)'
+complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l max-true-peak -x -a '-1 -2' -d 'the true peak ceiling (dBTP)'
+complete -c pulsemeter -n '__pulsemeter_command monitor record analyze play' -l dual-mono -d "a mono file's channel counts twice (+3.01 LU)"
+complete -c pulsemeter -n '__pulsemeter_command presets' -l json -d 'one JSON array'
 complete -c pulsemeter -n $meter -l octaves -x -a '1 3' -d 'octave or third-octave bands (IEC 61260-1)'
 complete -c pulsemeter -n $meter -l meter -x -a 'dbfs vu ppm1 ppm2 k20 k14 k12' -d 'meter ballistics (meter_db)'
 complete -c pulsemeter -n $meter -l vu-ref -x -a '-18 -20 -14' -d 'dBFS peak level of 0 VU (implies --meter vu)'
@@ -86,7 +92,7 @@ complete -c pulsemeter -n $meter -l weighting -x -a 'A C Z' -d 'frequency weight
 complete -c pulsemeter -n $meter -l time-weighting -x -a 'F S I' -d 'time weighting (implies --spl)'
 complete -c pulsemeter -n $meter -l calibration -x -d 'dB SPL that reads as 0 dBFS (implies --spl)'
 complete -c pulsemeter -n $meter -l mic-cal -r -F -d 'measurement microphone calibration file (implies --spl)'
-complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform tag normalize play devices calibrate' -s h -l help -d 'show help'
+complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform tag normalize play devices presets calibrate' -s h -l help -d 'show help'
 
 # Live capture: monitor, record.
 complete -c pulsemeter -n '__pulsemeter_command monitor record' -s d -l device -x -a '(__pulsemeter_devices source)' -d 'PulseAudio source'
@@ -118,6 +124,7 @@ complete -c pulsemeter -n $many -s 0 -l null -d '--files-from lists are NUL-sepa
 complete -c pulsemeter -n $many -s j -l jobs -x -d 'files at once'
 complete -c pulsemeter -n $many -l shard -x -d 'only list positions K, K+N, ... (K/N)'
 complete -c pulsemeter -n $many -l unordered -d 'each line as its file finishes'
+complete -c pulsemeter -n $many -l recursive -d 'a directory: the audio files under it, sorted'
 complete -c pulsemeter -n '__pulsemeter_command analyze' -l frames -d 'many files: also start and frame lines'
 
 # waveform

@@ -82,6 +82,47 @@ extension LiveSuite {
             for tp in end.doubles("true_peak_db") ?? [] { #expect(abs(tp - -23) <= 0.2) }
         }
 
+        @Test("monitor --preset ebu-r128: a -23.7 LUFS tone passes by the live ±1 LU (a file's ±0.5 would fail it); frames' psr_db is the last 3 s true peak minus lufs_s")
+        func monitorJudgesByTheLiveTolerance() throws {
+            let server = try Live.server()
+            server.drainFeed()
+            let p = try pulsemeter(["monitor", "-d", server.feedSource, "-f", "ndjson", "--preset", "ebu-r128",
+                                    "--duration", server.feedDurationArgument(frames: 6 * 48000), "--fps", "10"],
+                                   server: server)
+            defer { p.kill() }
+            let first = try #require(p.readLine(timeout: 15), "no start line; stderr: \(p.stderrText)")
+            #expect(try JSONLine(first).type == "start")
+            let feeder = server.startFeeding(Self.tone(seconds: 6, lufs: -23.7), speed: 3)
+            defer { server.stopFeeding(feeder) }
+            let lines = try parseLines(p.readToEnd(timeout: 30))
+            #expect(p.wait(timeout: 5) == 0, "stderr: \(p.stderrText)")
+            let end = try #require(lines.last)
+            #expect(end.type == "end")
+            let frames = lines.filter { $0.type == "frame" }
+            #expect(!frames.isEmpty && frames.allSatisfy { $0.double("psr_db") != nil }, "live frames carry psr_db")
+            // 3 s into the tone the last 3 s hold only the tone: their true peak is the tone's,
+            // the end line's true peak (a steady sine's, within 0.02 dB).
+            let onset = (frames.first { ($0.doubles("rms_db")?.max() ?? -160) > -60 }?.int("pos") ?? 0) - 4800
+            let truePeak = try #require(end.doubles("true_peak_db")?.max())
+            let steady = frames.filter { ($0.int("pos") ?? 0) >= max(0, onset) + 3 * 48000 && ($0.int("pos") ?? 0) <= onset + 6 * 48000 }
+            #expect(steady.count >= 25)
+            for f in steady {
+                let psr = try #require(f.double("psr_db")), s = try #require(f.double("lufs_s"))
+                #expect(abs(psr - (truePeak - s)) <= 0.1, "psr_db \(psr), true peak \(truePeak), lufs_s \(s) at \(f.int("pos") ?? -1)")
+            }
+            // The verdict: integrated within -23 ±1 (the preset's live tolerance), true peak under -1.
+            let i = try #require(end.double("lufs_i"))
+            #expect(abs(i - -23.7) <= 0.15, "I \(i)")
+            let verdict = try #require(end.object["verdict"] as? [String: Any], "\(end.object)")
+            #expect(verdict["pass"] as? Bool == true, "\(verdict)")
+            let rules = try #require(verdict["rules"] as? [[String: Any]])
+            let integrated = try #require(rules.first { $0["rule"] as? String == "integrated" })
+            #expect((integrated["min"] as? NSNumber)?.doubleValue == -24 && (integrated["max"] as? NSNumber)?.doubleValue == -22,
+                    "the live tolerance, ±1 LU: \(integrated)")
+            #expect((integrated["value"] as? NSNumber)?.doubleValue == i && integrated["pass"] as? Bool == true)
+            #expect(end.double("plr_db").map { abs($0 - (truePeak - i)) <= 0.011 } == true, "plr_db \(end.double("plr_db") ?? .nan)")
+        }
+
         @Test("play --loudness: the same loudness as analyze --loudness of the file")
         func playEqualsAnalyze() throws {
             let server = try Live.server()

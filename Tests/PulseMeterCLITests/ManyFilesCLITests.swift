@@ -216,7 +216,7 @@ import Testing
         #expect(unordered.count == files.count)
         #expect(Set(unordered) == Set(r.out.split(separator: "\n").map(String.init)))
         Tool.expectError(try Tool.run(["waveform", "--format", "svg"] + files), 64, mentions: ["--format"])
-        Tool.expectError(try Tool.run(["analyze", "-f", "ansi"] + files), 64, mentions: ["--format"])
+        #expect(try Tool.run(["analyze", "-f", "ansi"] + files).out.hasPrefix(" I LUFS"), "many files with -f ansi: a table (ManyFilesTableTests)")
         Tool.expectError(try Tool.run(["analyze", "-j", "0"] + files), 64, mentions: ["--jobs"])
         // Files decode by their own headers: the raw stdin layout is refused, for both commands.
         for command in ["waveform", "analyze"] {
@@ -292,11 +292,11 @@ import Testing
         #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 3, "stdout has only the lines")
     }
 
-    @Test("stdout and stderr both the terminal: no progress line mixed into the NDJSON")
+    @Test("stdout and stderr both the terminal, -f ndjson: no progress line mixed into the NDJSON")
     func noProgressIntoLinesOnTheSameTerminal() throws {
         let dir = try TempDir()
         let files = try Self.corpus(dir, count: 3)
-        let command = ([Tool.binary, "analyze"] + files).map { "'\($0)'" }.joined(separator: " ")
+        let command = ([Tool.binary, "analyze", "-f", "ndjson"] + files).map { "'\($0)'" }.joined(separator: " ")
         let r = try Tool.exec(try #require(Tool.which("script")), ["-qec", command, "/dev/null"])
         #expect(r.status == 0, "\(r.err)")
         let lines = r.out.split(separator: "\r\n").map(String.init)
@@ -305,5 +305,25 @@ import Testing
             #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "a whole JSON line: \(line.debugDescription)")
         }
         #expect(!r.out.contains("files/s") && !r.out.contains("\u{1B}[K"), "\(r.out.debugDescription)")
+    }
+
+    @Test("on a terminal: a table, a row a file with its verdict, the count last; an error on stderr; no progress")
+    func aTableOnATerminal() throws {
+        let dir = try TempDir()
+        let files = try Self.corpus(dir, count: 3)
+        let bad = try dir.write(Array("not audio\n".utf8), "bad.wav")
+        let command = ([Tool.binary, "analyze", "--preset", "podcast", files[0], bad] + files.dropFirst()).map { "'\($0)'" }.joined(separator: " ")
+        let r = try Tool.exec(try #require(Tool.which("script")), ["-qec", command, "/dev/null"])
+        #expect(r.status == 65, "\(r.out.debugDescription)")
+        let lines = r.out.split(separator: "\r\n").map(String.init)
+        #expect(lines.count == 6, "\(r.out.debugDescription)")
+        #expect(lines.first?.hasPrefix(" I LUFS  LRA LU  TP dBTP  gain dB  verdict") == true)
+        let rows = lines.filter { $0.hasSuffix(".ogg") || $0.hasSuffix(".flac") || $0.hasSuffix("m0.wav") }
+        #expect(rows.count == 3 && zip(rows, files).allSatisfy { $0.hasSuffix("  " + $1) }, "one row a file, in list order: \(lines)")
+        #expect(rows.allSatisfy { $0.contains("  PASS  ") || $0.contains("  FAIL ") }, "\(rows)")
+        let passed = rows.filter { $0.contains("  PASS  ") }.count
+        #expect(lines.contains { $0.hasPrefix("pulsemeter: ") && $0.contains("bad.wav") }, "the error's stderr line: \(lines)")
+        #expect(lines.last == "3 files judged: \(passed) pass, \(3 - passed) fail")
+        #expect(!r.out.contains("{") && !r.out.contains("files/s"), "no NDJSON, no progress: \(r.out.debugDescription)")
     }
 }

@@ -90,7 +90,7 @@ import Testing
         #expect(r.err == "pulsemeter: unknown option --xyzzy for analyze; see pulsemeter analyze --help\n")
         let c = try Tool.run(["frobnicate"])
         Tool.expectError(c, 64)
-        #expect(c.err == "pulsemeter: unknown command frobnicate; use monitor, record, analyze, waveform, tag, normalize, play, devices or calibrate (see pulsemeter --help)\n")
+        #expect(c.err == "pulsemeter: unknown command frobnicate; use monitor, record, analyze, waveform, tag, normalize, play, devices, presets or calibrate (see pulsemeter --help)\n")
         // A single letter is never guessed.
         #expect(try Tool.run(["analyze", "x.wav", "-x"]).err == "pulsemeter: unknown option -x for analyze; see pulsemeter analyze --help\n")
     }

@@ -83,6 +83,12 @@ public struct NDJSONEncoder {
             line.field("lufs_s", l.shortTerm, decimals: 2)
             line.field("lufs_i", l.integrated, decimals: 2)
             if let r = l.range { line.field("lra", r, decimals: 2) }
+            if let tp = l.truePeakDb?.max() {
+                line.field("plr_db", PeakToLoudness.ratio(peak: tp, loudness: l.integrated), decimals: 2)
+            }
+            if let recent = l.recentTruePeakDb {
+                line.field("psr_db", PeakToLoudness.ratio(peak: recent, loudness: l.shortTerm), decimals: 2)
+            }
         }
         if let m = f.meterDb { line.field("meter_db", m, decimals: 2) }
         if let c = f.correlation { line.field("correlation", c, decimals: 3) }
@@ -166,6 +172,9 @@ public struct NDJSONEncoder {
                 line.field("target_lufs", t, decimals: 2)
                 line.field("gain_db", g, decimals: 2)
             }
+            line.field("plr_db", l.plrDb, decimals: 2)
+            line.field("headroom_db", l.headroomDb, decimals: 2)
+            if let v = l.verdict { verdict(v) }
         }
         if let spl = s.spl { soundLevelEnd(spl) }
         if let r = s.recordedFrames { line.field("recorded_frames", r) }
@@ -178,6 +187,27 @@ public struct NDJSONEncoder {
             line.field("hooks_killed", hooks.killed)
         }
         return finish()
+    }
+
+    /// `"verdict":{"pass":..,"rules":[{"rule":..,"value":..,"min":..,"max":..,"pass":..},..]}`.
+    private mutating func verdict(_ v: Verdict) {
+        line.key("verdict")
+        line.byte(UInt8(ascii: "{"))
+        line.field("pass", v.pass)
+        line.key("rules")
+        line.byte(UInt8(ascii: "["))
+        for (i, r) in v.rules.enumerated() {
+            if i > 0 { line.byte(UInt8(ascii: ",")) }
+            line.byte(UInt8(ascii: "{"))
+            line.field("rule", r.kind.rawValue)
+            line.field("value", r.value, decimals: 2)
+            if let min = r.min { line.field("min", min, decimals: 2) }
+            line.field("max", r.max, decimals: 2)
+            line.field("pass", r.pass)
+            line.byte(UInt8(ascii: "}"))
+        }
+        line.byte(UInt8(ascii: "]"))
+        line.byte(UInt8(ascii: "}"))
     }
 
     /// The sound level meter's settings on the start line: weightings, calibration, unit.

@@ -31,24 +31,30 @@ public final class LoudnessMeter {
     /// The range as of the last short-term value (nil: not computed since).
     private var rangeCache: Double?
     private let truePeak: TruePeakMeter
+    /// The true peak of the last 3 s (live runs' `psr_db`); nil when not asked for.
+    private let recentPeak: RecentTruePeak?
     private var maxMomentaryEnergy = 0.0
     private var maxShortTermEnergy = 0.0
 
     /// `hop`: the meter's hop; readings come at its multiples and the 100 ms gating steps, so
     /// the rolling sums read exactly on the grid of both (their greatest common divisor).
-    public init(rate: Int, channels: Int, hop: Int = 1) {
+    /// `recentPeak`: also keep the true peak of the last 3 s (`recentTruePeakDb`).
+    /// `dualMono`: a mono stream's channel counts twice (+3.01 LU), as the same audio on both
+    /// channels of a stereo stream reads (BS.1770).
+    public init(rate: Int, channels: Int, hop: Int = 1, recentPeak: Bool = false, dualMono: Bool = false) {
         self.rate = rate
         self.channels = channels
         step = max(1, (rate + 5) / 10)
         let roles = LoudnessChannel.roles(channels: channels)
         counted = (0..<channels).filter { roles[$0].weight > 0 }
-        weights = counted.map { roles[$0].weight }
+        weights = counted.map { channels == 1 && dualMono ? 2 * roles[$0].weight : roles[$0].weight }
         filters = counted.map { _ in KWeighting(rate: rate) }
         let grid = Self.gcd(max(1, (rate + 5) / 10), max(1, hop))
         momentary = counted.map { _ in RollingSquareSum(window: 4 * max(1, (rate + 5) / 10), hop: grid) }
         shortTerm = counted.map { _ in RollingSquareSum(window: 30 * max(1, (rate + 5) / 10), hop: grid) }
         scratch = .allocate(capacity: scratchCapacity)
         truePeak = TruePeakMeter(rate: rate, channels: channels)
+        self.recentPeak = recentPeak ? RecentTruePeak(rate: rate, channels: channels) : nil
     }
 
     deinit { scratch.deallocate() }
@@ -66,6 +72,7 @@ public final class LoudnessMeter {
                 _ = shortTerm[i].push(scratch, count: seg)
             }
             truePeak.push(planar + done, channelStride: channelStride, count: seg)
+            recentPeak?.push(planar + done, channelStride: channelStride, count: seg)
             done += seg
             count += seg
             if count % step == 0 { gatingStep() }
@@ -82,6 +89,7 @@ public final class LoudnessMeter {
             rangeCache = nil
         }
         noteMaxima(momentary: m, shortTerm: s)
+        recentPeak?.step()
     }
 
     private func noteMaxima(momentary m: Double, shortTerm s: Double) {
@@ -118,16 +126,22 @@ public final class LoudnessMeter {
     /// True peak so far, per channel (dBTP).
     public var truePeakDb: [Double] { truePeak.truePeakDb }
 
+    /// The largest true peak over the channels in the last 3 s (dBTP); nil unless asked for.
+    public var recentTruePeakDb: Double? { recentPeak?.peakDb }
+
     /// Whether the loudness range has seen the 60 s of programme Tech 3341 lets a meter settle
     /// in; before that it is a first estimate.
     public var rangeSettled: Bool { count >= 60 * rate }
 
     /// The whole-stream figures, as far as the stream has come.
-    public func summary(target: Double?) -> LoudnessSummary {
-        LoudnessSummary(
+    /// `rules`: what the stream is judged by (the summary's `verdict`, `headroomDb`).
+    public func summary(target: Double?, rules: DeliveryRules? = nil) -> LoudnessSummary {
+        var s = LoudnessSummary(
             integrated: Self.lufs(energy: gate.integratedEnergy()), range: range(),
             maxMomentary: Self.lufs(energy: maxMomentaryEnergy), maxShortTerm: Self.lufs(energy: maxShortTermEnergy),
             truePeakDb: truePeakDb, target: target, gatingBlocks: gate)
+        s.rules = rules
+        return s
     }
 
     /// LUFS of a mean weighted energy: 10 log10(e) - 0.691, floored at -160.
@@ -154,6 +168,8 @@ public struct LoudnessReading: Sendable, Equatable {
     public var truePeakDb: [Double]?
     /// False during a programme's first 60 s, when the range is still a first estimate.
     public var rangeSettled: Bool
+    /// Live frames: the true peak of the last 3 s (dBTP), for `psr_db`.
+    public var recentTruePeakDb: Double?
 
     public init(momentary: Double, shortTerm: Double, integrated: Double,
                 range: Double? = nil, truePeakDb: [Double]? = nil, rangeSettled: Bool = true) {
@@ -178,8 +194,25 @@ public struct LoudnessSummary: Sendable, Equatable {
     /// The stream's gating blocks (from a `LoudnessMeter`), for the loudness of several
     /// streams together (`IntegratedGate.merge`: an album); not part of any line.
     public var gatingBlocks: IntegratedGate?
+    /// What the stream is judged by (`--preset`, `--tolerance`, `--max-true-peak`); nil: no
+    /// verdict.
+    public var rules: DeliveryRules?
     /// The gain that brings the stream to the target: target - integrated.
     public var gainDb: Double? { target.map { $0 - integrated } }
+    /// The largest true peak over the channels (dBTP).
+    public var maxTruePeakDb: Double { truePeakDb.max() ?? Decibels.floor }
+    /// The peak-to-loudness ratio: the true peak less the integrated loudness (LU; 0 while
+    /// nothing is gated in, as `lra` reads then).
+    public var plrDb: Double { PeakToLoudness.ratio(peak: maxTruePeakDb, loudness: integrated) }
+    /// The true peak's ceiling: the rules', else `DeliveryPreset.defaultMaxTruePeak` (dBTP).
+    public var ceilingDb: Double { rules?.maxTruePeak ?? DeliveryPreset.defaultMaxTruePeak }
+    /// The gain possible before the true peak reaches the ceiling (dB; negative when it is
+    /// over already).
+    public var headroomDb: Double { ceilingDb - maxTruePeakDb }
+    /// Whether the suggested gain (`gainDb`) would put the true peak over the ceiling.
+    public var gainCrossesCeiling: Bool { gainDb.map { $0 > headroomDb } ?? false }
+    /// The stream judged by `rules`; nil without rules.
+    public var verdict: Verdict? { rules?.judge(self) }
 
     public init(integrated: Double, range: Double, maxMomentary: Double, maxShortTerm: Double,
                 truePeakDb: [Double], target: Double? = nil, gatingBlocks: IntegratedGate? = nil) {
@@ -190,5 +223,14 @@ public struct LoudnessSummary: Sendable, Equatable {
         self.maxShortTerm = maxShortTerm
         self.truePeakDb = truePeakDb
         self.target = target
+    }
+}
+
+/// Peak-to-loudness ratios (`plr_db`, `psr_db`; AES TD1004's PLR, PSR).
+public enum PeakToLoudness {
+    /// A true peak less a loudness (LU): 0 while the loudness reads the floor (nothing gated
+    /// in yet, no audio), as `lra` reads 0 then.
+    public static func ratio(peak: Double, loudness: Double) -> Double {
+        loudness <= Decibels.floor ? 0 : peak - loudness
     }
 }

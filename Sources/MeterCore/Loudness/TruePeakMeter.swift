@@ -126,6 +126,17 @@ public final class TruePeakMeter {
     /// Per channel, dBTP (floored at -160).
     public var truePeakDb: [Double] { tracks.map { Decibels.fromAmplitude(Double($0.peak)) } }
 
+    /// The largest peak over the channels (linear) since the start or the last `takePeak`.
+    var currentPeak: Float { tracks.reduce(0) { max($0, $1.peak) } }
+
+    /// `currentPeak`, and the peaks start again from 0 (a refinement's reach then follows the
+    /// new peak: `RecentTruePeak`'s steps).
+    func takePeak() -> Float {
+        let p = currentPeak
+        for c in tracks.indices { tracks[c].peak = 0 }
+        return p
+    }
+
     /// The largest magnitude among `n` samples.
     private static func samplePeak(_ p: UnsafePointer<Float>, _ n: Int) -> Float {
         var hi = SIMD8<Float>(), lo = SIMD8<Float>()

@@ -98,7 +98,8 @@ public final class MeterPipeline {
             spectrum = nil
         }
         loudness = settings.loudness
-            ? LoudnessMeter(rate: settings.rate, channels: settings.channels, hop: settings.hop) : nil
+            ? LoudnessMeter(rate: settings.rate, channels: settings.channels, hop: settings.hop,
+                            recentPeak: clock != nil, dualMono: settings.dualMono) : nil
         soundLevel = settings.spl.map { SoundLevelMeter(settings: $0, rate: settings.rate, channels: settings.channels) }
         octaveBank = settings.octaves > 0
             ? OctaveFilterBank(fraction: settings.octaves, rate: settings.rate,
@@ -246,7 +247,7 @@ public final class MeterPipeline {
         s.silences = events?.silenceCount
         // Deferred bands: the `DeferredBands` that computed them adds their mean.
         if let spectrum, !deferBands { s.bandsDb = spectrum.meanBandsDb }
-        s.loudness = loudness?.summary(target: settings.targetLufs)
+        s.loudness = loudness?.summary(target: settings.targetLufs, rules: settings.delivery)
         s.spl = soundLevel?.summary(rate: settings.rate)
         if let octaveBank, !deferBands {
             octaveBank.finish()
@@ -294,6 +295,7 @@ public final class MeterPipeline {
             var reading = loudness.reading()
             reading.range = loudness.range()
             reading.truePeakDb = loudness.truePeakDb
+            reading.recentTruePeakDb = loudness.recentTruePeakDb
             reading.rangeSettled = loudness.rangeSettled
             frame.loudness = reading
         }

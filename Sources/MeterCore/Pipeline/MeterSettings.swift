@@ -19,6 +19,11 @@ public struct MeterSettings: Sendable, Equatable {
     public var loudness: Bool
     /// A loudness to aim at, in LUFS (the end line's gain_db, the meter's marker).
     public var targetLufs: Double?
+    /// What the end line's `verdict` judges by (`--preset`, `--tolerance`, `--max-true-peak`);
+    /// nil: no verdict.
+    public var delivery: DeliveryRules?
+    /// `--dual-mono`: a mono stream's loudness counts its channel twice (+3.01 LU).
+    public var dualMono = false
     /// The sound level meter (`--spl`); nil turns it off.
     public var spl: SoundLevelSettings?
     /// Fractional-octave bands (1 or 3 a octave) instead of FFT bands; 0 turns them off.
@@ -93,6 +98,8 @@ public struct MeterSettings: Sendable, Equatable {
         case .fmin: return .frequencyBelow(atLeast: 1, below: nyquist)
         case .fmax: return .frequencyAbove(above: fmin, atMost: nyquist)
         case .target: return .range(-70, 0)
+        case .tolerance: return .positiveUpTo(10)
+        case .maxTruePeak: return .range(-20, 0)
         case .loudnessRate: return .range(Double(Self.minLoudnessRate), Double(Self.maxRate))
         case .splRate: return .range(Double(SoundLevelSettings.minRate), Double(Self.maxRate))
         case .calibration: return .range(0, 250)
@@ -144,6 +151,10 @@ public struct MeterSettings: Sendable, Equatable {
         // Checked with bands off too: an FFT size of 1000 is a mistake whether or not it is used.
         try check(.fftSize, Double(fftSize))
         if let targetLufs { try check(.target, targetLufs) }
+        if let delivery {
+            if let t = delivery.tolerance { try check(.tolerance, t) }
+            try check(.maxTruePeak, delivery.maxTruePeak)
+        }
         if loudness { try check(.loudnessRate, Double(rate)) }
         if octaves != 0 { try check(.octaves, Double(octaves)) }
         try check(.vuReference, vuReference)

@@ -6,6 +6,9 @@ public struct SettingError: Error, Equatable, Sendable {
         case rate, channels, fps, window, bands, fftSize, fmin, fmax
         /// The loudness target (LUFS).
         case target
+        /// How far the integrated loudness may be from the target (LU), the true peak's
+        /// ceiling (dBTP): the rules a verdict judges by.
+        case tolerance, maxTruePeak
         /// The sample rate, as loudness measurement needs it.
         case loudnessRate
         /// The sample rate, as the sound level meter's weightings need it.

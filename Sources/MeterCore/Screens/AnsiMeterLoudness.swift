@@ -92,4 +92,29 @@ extension AnsiMeterRenderer {
         }
         return s
     }
+
+    /// The closing summaries' verdict and ceiling lines, each ending in a newline: PASS, or
+    /// a FAIL (red with `color`) naming each failing rule with its value and limit; and when
+    /// the suggested gain would put the true peak over the ceiling, how far it may go.
+    public static func deliverySummary(_ l: LoudnessSummary, color: Bool) -> String {
+        var out = ""
+        if let v = l.verdict {
+            let name = l.rules?.preset.map { " (\($0))" } ?? ""
+            if v.pass {
+                out += "verdict   " + (color ? "\u{1B}[32mPASS\u{1B}[0m" : "PASS") + name + "\n"
+            } else {
+                let why = v.failed.map { r in
+                    let limit = r.min.map { r.value < $0 ? "under \(readout($0, width: 0))" : nil } ?? nil
+                    return "\(r.label) \(readout(r.value, width: 0)) " + (limit ?? "over \(readout(r.max, width: 0))")
+                }.joined(separator: ", ")
+                out += "verdict   " + (color ? "\u{1B}[1;31mFAIL\u{1B}[0m" : "FAIL") + name + ": " + why + "\n"
+            }
+        }
+        if l.gainCrossesCeiling, let g = l.gainDb {
+            let sign = { (v: Double) in (v >= 0 ? "+" : "") + readout(v, width: 0) }
+            out += "ceiling   gain \(sign(g)) dB would put the true peak at \(sign(l.maxTruePeakDb + g)) dBTP, over the "
+                + "\(readout(l.ceilingDb, width: 0)) dBTP ceiling: at most \(sign(l.headroomDb)) dB (headroom_db)\n"
+        }
+        return out
+    }
 }

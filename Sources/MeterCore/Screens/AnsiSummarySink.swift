@@ -54,7 +54,10 @@ public final class AnsiSummarySink: FrameSink {
             out += AnsiMeterRenderer.readout(summary.peakDb[c], width: 7) + " \(unit)  "
             out += renderer.bar(db: summary.rmsDb[c], peakDb: summary.peakDb[c], cells: cells) + "\n"
         }
-        if let l = summary.loudness { out += "loudness  " + AnsiMeterRenderer.loudnessSummary(l) + "\n" }
+        if let l = summary.loudness {
+            out += "loudness  " + AnsiMeterRenderer.loudnessSummary(l) + "\n"
+            out += AnsiMeterRenderer.deliverySummary(l, color: color)
+        }
         if let clipped = summary.clippedSamples {
             let total = clipped.reduce(0, +)
             out += "clipped   \(total) sample\(total == 1 ? "" : "s")"

@@ -18,4 +18,12 @@ public enum AudioFile {
         }
         return try FFmpegDecoder(path: path, ffmpeg: ffmpeg, ffprobe: ffprobe, cancellation: cancellation)
     }
+
+    /// The extensions (lower case) of the audio files a walk of a directory takes
+    /// (`--recursive`): the containers pulsemeter records (`RecordingFormat`: libsndfile's, and
+    /// m4a/aac through ffmpeg), and those read but not recorded (libsndfile's WavPack, AIFC,
+    /// NeXT/Sun, VOC; ffmpeg's MP4, Matroska, WebM, WMA, AMR). The shell completions offer
+    /// files by the same list (InstallTests checks them against it).
+    public static let extensions: Set<String> = Set(RecordingFormat.offered.map(\.ext) + RecordingFormat.ffmpegContainers
+        + ["wv", "aifc", "snd", "voc", "mp4", "mkv", "webm", "wma", "amr"])
 }

@@ -132,6 +132,8 @@ public final class AnsiLiveSink: FrameSink {
         }
         if let file = summary.file { line += "  recorded \(summary.recordedFrames ?? 0) frames to \(file)" }
         line += "\n"
+        // A judged run: its verdict, and a gain that would cross the ceiling.
+        if let l = summary.loudness { line += AnsiMeterRenderer.deliverySummary(l, color: Terminal.colorAllowed) }
         // A sound level meter's run: its figures too (a meter's closing line alone keeps to one).
         if info.settings.spl != nil {
             line += AnsiSummarySink.soundLevelsAndSpectrum(summary, info: info, renderer: views[k].renderer)

@@ -59,7 +59,8 @@ public struct FilePath: Sendable, Hashable, CustomStringConvertible {
         return withCString { lstat($0, &st) } == 0
     }
 
-    /// True when the name is a directory (or a link to one: `stat(2)`).
+    /// True when the name is a directory (`stat(2)`: through a symbolic link, as a directory
+    /// named on the command line is taken).
     public var isDirectory: Bool {
         var st = stat()
         return withCString { stat($0, &st) } == 0 && (st.st_mode & S_IFMT) == S_IFDIR

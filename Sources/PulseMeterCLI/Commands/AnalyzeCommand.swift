@@ -9,6 +9,7 @@ enum AnalyzeCommand {
     static func run(_ a: ParsedArguments) throws -> Int32 {
         if ManyFiles.requested(a) { return try runMany(a) }
         _ = try a.requirePositionals(["FILE|-"])
+        try ManyFiles.checkDirectories(a)
         let input = a.positionalPaths[0]
         let cancellation = try Signals.stopCancellation()  // the end line so far ("complete":false), exit 130
         let source: any SampleBlockSource
@@ -63,7 +64,8 @@ enum AnalyzeCommand {
         if let raw = source as? RawPCMReader {
             RawInput.warnTrailing(raw.trailingBytes, format: raw.format, channels: raw.channels)
         }
-        return 0
+        // A verdict that fails: exit 1, as cmp and grep say "differs" and "not found".
+        return summary.loudness?.verdict?.pass == false ? 1 : 0
     }
 }
 
@@ -71,23 +73,37 @@ extension AnalyzeCommand {
     /// `analyze FILE FILE...`, `--files-from`: each file's end line (with `--frames` all its
     /// lines), carrying `file`, from the same session a single-file run uses. A file damaged
     /// part way gives its error line (65) instead, whose message says how far it was read.
+    /// On a terminal (or with `-f ansi`) a table for a person instead: a row of each file's
+    /// loudness (measured for it), its verdict, and errors on stderr (`LoudnessTable`).
     static func runMany(_ a: ParsedArguments) throws -> Int32 {
-        if try MeterOptions.format(a, outputIsTerminal: false, csv: true) != .ndjson {
-            throw PulsemeterError(.usage, "--format \(a.string("format") ?? "ansi") is not allowed with many files: they give one NDJSON line each; drop --format")
+        let frames = a.flag("frames")
+        // --frames asks for NDJSON lines: on a terminal too, unless -f says otherwise.
+        let format = frames && !a.has("format") ? .ndjson : try MeterOptions.format(a, outputIsTerminal: OutputChoice.isTerminal(a), csv: true)
+        if format == .csv {
+            throw PulsemeterError(.usage, "--format csv is not allowed with many files: they give one NDJSON line each (or a table on a terminal); drop --format")
         }
-        _ = try MeterOptions.settings(a)  // option values checked once, before any file
+        if frames && format == .ansi {
+            throw PulsemeterError(.usage, "--frames adds each file's frame lines to its NDJSON, but --format ansi prints a table of the files; drop one")
+        }
         for key in ["interval", "lden"] where a.has(key) {
             throw PulsemeterError(.usage, "--\(key) gives the period lines of one input, not of many; run analyze once per file")
         }
+        var settings = try MeterOptions.read(a)
+        if format == .ansi { settings.loudness = true }  // the table's figures
+        _ = try MeterOptions.validated(settings, a)  // option values checked once, before any file
+        let table = format == .ansi ? LoudnessTable(settings) : nil
+        let forTable = table != nil
         if a.has("exec") {
             throw PulsemeterError(.usage, "--exec runs with one input file (or stdin), not with many; run analyze once per file")
         }
         let cancellation = try Signals.stopCancellation()  // the files so far, those cut short marked, exit 130
-        let frames = a.flag("frames")
-        return try ManyFiles.run(a, cancellation: cancellation) { path in
-            ManyFiles.outcome(command: "analyze") { warn in
+        return try ManyFiles.run(a, cancellation: cancellation, table: table) { path in
+            var figures: StreamSummary?
+            var outcome = ManyFiles.outcome(command: "analyze") { warn in
                 let source = try AudioFile.open(path)
-                let settings = try MeterOptions.settings(a, rate: source.rate, channels: source.channels)
+                var read = try MeterOptions.read(a, rate: source.rate, channels: source.channels)
+                if forTable { read.loudness = true }
+                let settings = try MeterOptions.validated(read, a)
                 let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
                 let sink = FileLinesSink(file: path.string, frames: frames)
                 let description = SessionDescription(sources: [.init(source, settings: settings, limit: limit)],
@@ -95,8 +111,11 @@ extension AnalyzeCommand {
                 let summary = try MeterSession(description, cancellation: cancellation).run(into: [sink])[0]
                 let complete = summary.complete ?? true
                 if complete, let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }
+                figures = summary
                 return (sink.bytes, complete)
             }
+            if case .lines = outcome.result { outcome.summary = figures }
+            return outcome
         }
     }
 }

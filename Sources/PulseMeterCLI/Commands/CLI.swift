@@ -6,7 +6,7 @@ public enum CLI {
     public static let version = "0.1.0"
 
     /// The commands, in the order help lists them (`monitor` is the default).
-    public static let commands = ["monitor", "record", "analyze", "waveform", "tag", "normalize", "play", "devices", "calibrate"]
+    public static let commands = ["monitor", "record", "analyze", "waveform", "tag", "normalize", "play", "devices", "presets", "calibrate"]
 
     /// Runs the tool and exits the process.
     public static func main() -> Never {
@@ -58,6 +58,7 @@ public enum CLI {
             case "waveform": return try WaveformCommand.run(parsed)
             case "tag": return try TagCommand.run(parsed)
             case "normalize": return try NormalizeCommand.run(parsed)
+            case "presets": return try PresetsCommand.run(parsed)
             default: return try LiveCommands.run(command, parsed)
             }
         } catch let e as AudioFile.DecoderMissing {
@@ -121,6 +122,7 @@ public enum CLI {
         case "waveform": return WaveformCommand.specs
         case "tag": return TagCommand.specs
         case "normalize": return NormalizeCommand.specs
+        case "presets": return PresetsCommand.specs
         default: return LiveCommands.specs(for: command)
         }
     }

@@ -12,6 +12,7 @@ enum ManyFiles {
     static let specs: [OptionSpec] = [
         OptionSpec("--files-from"), OptionSpec("--files-from0"), OptionSpec("-0", "--null", value: false),
         OptionSpec("-j", "--jobs"), OptionSpec("--shard"), OptionSpec("--unordered", value: false),
+        OptionSpec("--recursive", value: false),
     ]
 
     /// What one file gave: its output lines (`complete` false when a stop signal cut it short:
@@ -24,6 +25,8 @@ enum ManyFiles {
         }
         var result: Result
         var warnings: [String] = []
+        /// analyze: the file's figures (for its verdict and its table row).
+        var summary: StreamSummary?
     }
 
     /// A file's result that may carry warnings for stderr.
@@ -32,34 +35,64 @@ enum ManyFiles {
     }
 
     /// True when the command line asks for the many-file mode: more than one file, or a list,
-    /// or a shard (then even one file or none gives one line per file).
+    /// or a shard, or directories to walk (then even one file or none gives one line per file).
     static func requested(_ a: ParsedArguments) -> Bool {
-        a.positionals.count > 1 || a.has("files-from") || a.has("files-from0") || a.has("shard")
+        a.positionals.count > 1 || a.has("files-from") || a.has("files-from0") || a.has("shard") || a.flag("recursive")
+    }
+
+    /// A directory named without `--recursive` is a usage error (64) saying to give it: the
+    /// audio files under it are taken only when asked for.
+    static func checkDirectories(_ a: ParsedArguments) throws(PulsemeterError) {
+        guard !a.flag("recursive"), let dir = a.positionalPaths.first(where: { !$0.isDash && $0.isDirectory }) else { return }
+        throw PulsemeterError(.usage, "\(dir) is a directory: give --recursive to take the audio files under it")
     }
 
     /// Runs `perFile` over the list and writes the lines; returns the exit status.
     /// `cancellation` (a stop signal) stops the hand-out of files; `perFile` gets it too, and
     /// the files it cut short give their lines so far. A run cut short says on stderr how many
     /// files were not done and exits 130. `failed`: where a file's failure goes (by default
-    /// its `error` line on the output).
-    static func run(_ a: ParsedArguments, cancellation: Cancellation,
+    /// its `error` line on the output). With verdicts (analyze `--preset`), the last line
+    /// counts passes and failures, and a file that fails makes the status 1 when no file had
+    /// an error. With a `table` (analyze for a person), each file is a row of its figures
+    /// instead of its lines (its header before the first), a file cut short gives none, a
+    /// failure is its stderr line and the count of verdicts is the table's last line.
+    static func run(_ a: ParsedArguments, cancellation: Cancellation, table: LoudnessTable? = nil,
                     failed: ((FilePath, PulsemeterError, Delivery) throws -> Void)? = nil,
                     perFile: @escaping @Sendable (FilePath) -> Outcome) throws -> Int32 {
         var firstFailure: (position: Int, code: Int32)?
-        let done = try forEach(a, cancellation: cancellation, work: perFile) { position, path, outcome, to in
+        var tally = VerdictTally()
+        var headerWritten = false
+        let done = try forEach(a, cancellation: cancellation, work: perFile, finish: { to in
+            guard tally.judged else { return }
+            try to.output.write(table == nil ? tally.ndjsonLine : Array((tally.text + "\n").utf8))
+        }) { position, path, outcome, to in
+            tally.add(outcome.summary)
             switch outcome.result {
             case .lines(let bytes, let complete):
-                try to.output.write(bytes)
+                if let table {
+                    guard complete, let loudness = outcome.summary?.loudness else { return complete }
+                    if !headerWritten { try to.output.write(Array(table.header.utf8)) }
+                    headerWritten = true
+                    try to.output.write(Array(table.row(path, loudness).utf8))
+                } else {
+                    try to.output.write(bytes)
+                }
                 return complete
             case .failed(let e):
                 if firstFailure == nil || position < firstFailure!.position { firstFailure = (position, e.exitCode) }
-                if let failed { try failed(path, e, to) } else { try to.output.write(errorLine(path, e)) }
+                if let failed {
+                    try failed(path, e, to)
+                } else if table != nil {
+                    to.say(e.message)
+                } else {
+                    try to.output.write(errorLine(path, e))
+                }
                 return true
             }
         }
         guard let done else { return 0 }
         if let stopped = done.interruption() { return stopped }
-        return firstFailure?.code ?? 0
+        return firstFailure?.code ?? tally.status
     }
 
     /// Where a delivered file's results go: the output, and stderr (`say`: one line, the
@@ -92,15 +125,17 @@ enum ManyFiles {
     /// worker thread per file, `deliver` on the caller's thread in list order (`--unordered`:
     /// as each finishes) with the output; it returns false for a file cut short. Warnings go
     /// to stderr, the progress line meanwhile on stderr when the output is not a terminal.
-    /// nil when the output's reader went away. `output`: where the lines go when `-o` is not
-    /// that (normalize's `-o` names its audio files).
+    /// `finish`: after the last file, with the output. nil when the output's reader went away.
+    /// `output`: where the lines go when `-o` is not that (normalize's `-o` names its audio files).
     static func forEach<T: Sendable>(_ a: ParsedArguments, cancellation: Cancellation, output given: FileDescriptorOutput? = nil,
                                      work: @escaping @Sendable (FilePath) -> T,
+                                     finish: (Delivery) throws -> Void = { _ in },
                                      deliver: (Int, FilePath, T, Delivery) throws -> Bool) throws -> Done? where T: HasWarnings {
         if a.positionals.contains("-") {
             throw PulsemeterError(.usage, "- (raw PCM on stdin) is one stream, not a list entry; give file names, or a list with --files-from -")
         }
         try RawInput.rejectLayout(a, file: "each file")
+        try checkDirectories(a)
         if a.has("files-from") && a.has("files-from0") {
             throw PulsemeterError(.usage, "--files-from and --files-from0 both given; use one list (--files-from0 is --files-from with -0)")
         }
@@ -111,7 +146,7 @@ enum ManyFiles {
         if let list = a.path("files-from") ?? a.path("files-from0") {
             reader = try PathListReader(path: list, nulSeparated: a.flag("null") || a.has("files-from0"), cancellation: cancellation)
         }
-        let list = FileList(positionals: a.positionalPaths, reader: reader, shard: shard)
+        let list = FileList(positionals: a.positionalPaths, reader: reader, shard: shard, recursive: a.flag("recursive"))
         let output = try given ?? OutputChoice.open(a)
         // Progress on stderr, not when the lines go to that same terminal (it would split them).
         let total = list.total
@@ -132,6 +167,8 @@ enum ManyFiles {
                     if try deliver(position, path, outcome, Delivery(output: output, progress: progress)) { finished += 1 } else { cutShort += 1 }
                     progress.advance()
                 })
+            progress.clear()
+            try finish(Delivery(output: output, progress: progress))
         } catch is OutputClosed {
             progress.clear()
             return nil

@@ -185,13 +185,14 @@ enum TagCommand {
         private var columns: [String] {
             ["track gain", "track peak"] + (album ? ["album gain", "album peak"] : [])
         }
-        private static let width = 12
-
-        private func pad(_ s: String, _ n: Int = width) -> String { s + String(repeating: " ", count: max(1, n - s.count)) }
+        /// LUFS (right-aligned), each tag's column, the action, the file.
+        private var layout: Listing.Columns {
+            Listing.Columns(widths: [7] + columns.map { _ in 10 } + [7], rightAligned: [0])
+        }
 
         func header() -> [UInt8] {
             if format == .csv { return CSVWriter().row(csvColumns) }
-            return Array(("   LUFS  " + columns.map { pad($0) }.joined() + pad("action", 9) + "file\n").utf8)
+            return Array(layout.line(["LUFS"] + columns + ["action", "file"]).utf8)
         }
 
         /// Every tag key a file of the run may get, ReplayGain's then Opus's.
@@ -230,12 +231,11 @@ enum TagCommand {
                 if words[1] == "GAIN", let v = pairs.first(where: { $0.key == "R128_\(words[0])_GAIN" })?.value { return "R128 " + SafeText.terminal(v) }
                 return pairs.isEmpty ? "" : "-"
             }
-            let loudness = ReplayGain.fixed(track.integrated, decimals: 2)
             let verb = ["dry_run": "dry run", "skipped": "skipped", "written": "tagged"][action] ?? action
-            var text = String(repeating: " ", count: max(0, 7 - loudness.count)) + loudness + "  "
-                + columns.map { pad(cell($0, new)) }.joined() + pad(verb, 9) + path.description + "\n"
+            var text = layout.line([ReplayGain.fixed(track.integrated, decimals: 2)] + columns.map { cell($0, new) }
+                                   + [verb, path.description])
             if !existing.isEmpty {
-                text += String(repeating: " ", count: 9) + columns.map { pad(cell($0, existing)) }.joined() + "existing\n"
+                text += layout.line([""] + columns.map { cell($0, existing) } + ["existing"])
             }
             return Array(text.utf8)
         }

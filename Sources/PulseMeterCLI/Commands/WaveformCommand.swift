@@ -23,7 +23,10 @@ enum WaveformCommand {
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         let many = ManyFiles.requested(a)
-        if !many { _ = try a.requirePositionals(["FILE|-"]) }
+        if !many {
+            _ = try a.requirePositionals(["FILE|-"])
+            try ManyFiles.checkDirectories(a)
+        }
         let bars = try self.bars(a)
         let format = try a.choice("format", ["json", "svg", "ansi"] + PixelOptions.formats) ?? "json"
         if many && format != "json" {

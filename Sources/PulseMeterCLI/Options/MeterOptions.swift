@@ -47,14 +47,18 @@ enum MeterOptions {
         s.spl = spl
     }
 
-    /// --loudness and --target (also taken by play).
-    static let loudnessSpecs: [OptionSpec] = [OptionSpec("--loudness", value: false), OptionSpec("--target")]
+    /// --loudness, --target and the delivery rules (also taken by play).
+    static let loudnessSpecs: [OptionSpec] = [OptionSpec("--loudness", value: false), OptionSpec("--target"),
+                                              OptionSpec("--dual-mono", value: false)] + DeliveryOptions.specs
 
-    /// Reads --target LUFS and --loudness (which a target implies) into `s`; the rule for the
-    /// target is `MeterSettings.allowed`'s.
+    /// Reads --target LUFS (or a preset's), the rules a verdict judges by and --loudness
+    /// (which each of them implies) into `s`; the rules for the values are
+    /// `MeterSettings.allowed`'s. Monitor and record judge by a preset's live tolerance.
     static func readLoudness(_ a: ParsedArguments, into s: inout MeterSettings) throws(PulsemeterError) {
-        s.targetLufs = try value(a, .target, s, as: Double.self)
-        s.loudness = a.flag("loudness") || s.targetLufs != nil
+        s.targetLufs = try DeliveryOptions.target(a)
+        s.delivery = try DeliveryOptions.rules(a, live: ["monitor", "record"].contains(a.command))
+        s.dualMono = a.flag("dual-mono")
+        s.loudness = a.flag("loudness") || s.targetLufs != nil || s.delivery != nil || s.dualMono
     }
 
     /// `s` validated, its error worded with the option's value as typed, or, for a default the

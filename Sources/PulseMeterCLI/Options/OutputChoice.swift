@@ -9,4 +9,12 @@ enum OutputChoice {
         }
         return .standardOutput
     }
+
+    /// Whether the output `open` gives is a terminal, known before it is opened (a run that
+    /// writes for a person there decides its work by it): stdout's; a file `-o` creates is
+    /// never one.
+    static func isTerminal(_ a: ParsedArguments) -> Bool {
+        if let path = a.path("output"), !path.isDash { return false }
+        return Terminal.isTerminal(1)
+    }
 }

@@ -15,6 +15,8 @@ enum SettingOption {
         case .fmin: "fmin"
         case .fmax: "fmax"
         case .target: "target"
+        case .tolerance: "tolerance"
+        case .maxTruePeak: "max-true-peak"
         case .loudnessRate: "loudness"
         case .splRate: "spl"
         case .calibration: "calibration"

@@ -45,6 +45,7 @@ enum ErrorWording {
             case .fps: allowed = "use a number of frames per second from \(number(lo)) up to the sample rate (\(number(hi)))"
             case .bands: allowed = "use \(number(lo)) (off) to \(number(hi)) bands"
             case .target: allowed = "use a loudness from \(number(lo)) to \(number(hi)) LUFS (e.g. -23 broadcast, -16 podcasts, -14 streaming)"
+            case .maxTruePeak: allowed = "use a true peak ceiling from \(number(lo)) to \(number(hi)) dBTP (-1 for most deliveries, -2 ATSC A/85)"
             case .vuReference: allowed = "use the dBFS peak level of the sine that reads 0 VU, from \(number(lo)) to \(number(hi)) (-18 EBU, -20 SMPTE)"
             case .calibration: allowed = "use the dB SPL that reads as 0 dBFS, from \(number(lo)) to \(number(hi)) (pulsemeter calibrate measures it)"
             case .silenceDb, .clipDb, .triggerLevel:
@@ -59,6 +60,8 @@ enum ErrorWording {
             }
         case (.window, .positiveUpTo(let hi)):
             allowed = "use a window in milliseconds above 0, at most \(number(hi))"
+        case (.tolerance, .positiveUpTo(let hi)):
+            allowed = "use a tolerance in LU above 0, at most \(number(hi)) (±0.5 EBU R128, ±1 streaming, ±2 ATSC A/85)"
         case (.duration, .positiveUpTo(let hi)), (.split, .positiveUpTo(let hi)):
             allowed = "use a number of seconds above 0, at most \(number(hi))"
         case (_, .positiveUpTo(let hi)):

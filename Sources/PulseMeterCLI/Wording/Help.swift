@@ -55,6 +55,13 @@ enum Help {
                              lufs_i, lra, max_lufs_m, max_lufs_s, true_peak_db in the end line
           --target LUFS      a loudness to aim at, \(range(.target)) (implies --loudness): the end line
                              adds target_lufs and gain_db, the meter marks it
+          --preset NAME      judge by a delivery spec (implies --loudness; pulsemeter presets
+                             lists them): its target, and a verdict in the end line
+          --tolerance LU     how far from --target I may be (with --target: a verdict too)
+          --dual-mono        a mono file's channel counts twice (+3.01 LU, as on both channels
+                             of a stereo file; implies --loudness)
+          --max-true-peak DB the true peak ceiling, \(range(.maxTruePeak)) dBTP (a verdict; headroom_db
+                             is the gain up to it)          [the preset's, else \(n(DeliveryPreset.defaultMaxTruePeak))]
 
     """
 
@@ -82,6 +89,7 @@ enum Help {
       pulsemeter normalize IN... -o OUT     write files at a loudness target with one static gain
       pulsemeter play FILE [-d SINK]        play a file, showing its waveform and progress
       pulsemeter devices [--json]           list capture sources (and with --sinks, playback sinks)
+      pulsemeter presets [--json]           list the loudness delivery presets --preset takes
       pulsemeter calibrate -d SOURCE        measure a calibrator's 1 kHz tone, print the --calibration value
       pulsemeter --help | --version         also pulsemeter COMMAND --help
 
@@ -89,7 +97,7 @@ enum Help {
     peak_db = 20*log10(max|x|) over each hop; every value is finite and at least -160.0.
     Loudness (--loudness): EBU R128 / ITU-R BS.1770-4, EBU Tech 3342 (2016), in LUFS, LU, dBTP.
 
-    exit codes: 0 done or stopped, 64 bad command line, 65 not decodable audio,
+    exit codes: 0 done or stopped, 1 analyze: a file fails its verdict, 64 bad command line, 65 not decodable audio,
     66 input missing or unreadable, 69 PulseAudio unavailable, 73 cannot create output,
     74 I/O failure while running.
 
@@ -103,6 +111,8 @@ enum Help {
       -j, --jobs N           files at once                   [number of cores]
           --shard K/N        only list positions K, K+N, K+2N, ... (array jobs)
           --unordered        each line as its file finishes, not in list order
+          --recursive        a directory: the audio files under it, by extension, sorted
+                             by path (dot names skipped, linked directories not followed)
 
     """
 
@@ -195,7 +205,7 @@ enum Help {
         """,
         "analyze": """
         usage: pulsemeter analyze FILE [OPTIONS]
-               pulsemeter analyze FILE FILE... | --files-from LIST [OPTIONS]
+               pulsemeter analyze FILE FILE... | --files-from LIST | --recursive DIR [OPTIONS]
                pulsemeter analyze - --raw s16le|s24le|s32le|f32le -r HZ -c N [OPTIONS]
 
         Runs a sound file (WAV, FLAC, AIFF, Ogg Vorbis, Opus, MP3: whatever libsndfile reads;
@@ -204,6 +214,10 @@ enum Help {
         frame and end lines; -f ansi gives a summary per channel (and a spectrum with --bands).
         Stopped by Ctrl-C, SIGTERM or SIGHUP before the end: the end line so far with
         "complete":false, a line on stderr saying how far it got, exit 130.
+        With a verdict (--preset, --tolerance, --max-true-peak) the exit status is 1 when a
+        file fails it (as cmp and grep say "differ", "not found"), 0 when all pass.
+        Many files on a terminal (or -f ansi): a table, a row a file (I, LRA, true peak, gain,
+        verdict, the file), the count of verdicts last; errors on stderr.
 
         options:
         \(meterOptions)      --raw FMT          PCM layout on stdin: s16le, s24le, s32le or f32le
@@ -214,6 +228,7 @@ enum Help {
         examples:
           pulsemeter analyze voice.wav -f ndjson | jq -c 'select(.type=="end")'
           pulsemeter analyze episode.flac --target -16 -f ndjson | jq '.gain_db // empty'
+          pulsemeter analyze spot.wav --preset ebu-r128-s1 || echo "spot.wav fails R128 s1"
           find archive -name '*.flac' -print0 | pulsemeter analyze --files-from0 - --bands 8
           parec --format=s16le --rate=48000 --channels=2 | pulsemeter analyze - --raw s16le -r 48000 -c 2
           ffmpeg -i in.mkv -f f32le -ac 2 -ar 48000 - | pulsemeter analyze - --raw f32le -r 48000 -c 2 --bands 32
@@ -297,6 +312,16 @@ enum Help {
           pulsemeter record 'log-%Y%m%d-%H%M%S.flac' --split 3600 --events
           pulsemeter record memo.wav --trigger -45 --hold 3 --pre-roll 1
 
+        """,
+        "presets": """
+        usage: pulsemeter presets [--json]
+
+        The delivery specifications --preset judges by: integrated loudness and its tolerance
+        (live programmes, monitor and record, take the live one), the true peak ceiling and,
+        for short-form content, the highest short-term loudness. --target, --tolerance and
+        --max-true-peak override a preset's figures.
+
+        \(PresetsCommand.table)
         """,
         "devices": """
         usage: pulsemeter devices [--json] [--sinks | --apps]

@@ -17,20 +17,32 @@ enum Listing {
     }
 
     /// Rows with columns two spaces apart, the `rightAligned` columns' cells padded on the
-    /// left, the last column unpadded; one line each.
+    /// left, the last column unpadded; one line each. The widths are the widest cell's.
     static func table(_ rows: [[String]], rightAligned: Set<Int>) -> String {
         guard let first = rows.first else { return "" }
-        let widths = first.indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
-        var text = ""
-        for row in rows {
+        let columns = Columns(widths: first.indices.map { c in rows.map { $0[c].count }.max() ?? 0 }, rightAligned: rightAligned)
+        return rows.map(columns.line).joined()
+    }
+
+    /// The one way tables are padded: columns of widths fixed up front (so that a table's
+    /// rows can be written as they come: `tag`'s, a many-file `analyze`'s), two spaces apart,
+    /// the `rightAligned` columns' cells padded on the left, the last column unpadded (a file
+    /// name there moves no column). A cell wider than its column pushes the rest right.
+    struct Columns {
+        /// Each column's width, in characters (the last column's is not used).
+        var widths: [Int]
+        var rightAligned: Set<Int> = []
+
+        /// `cells` as one line, ending in a newline; no trailing spaces.
+        func line(_ cells: [String]) -> String {
             var line = ""
-            for (c, cell) in row.enumerated() {
-                let pad = String(repeating: " ", count: widths[c] - cell.count)
+            for (c, cell) in cells.enumerated() {
+                let pad = String(repeating: " ", count: max(0, (c < widths.count ? widths[c] : 0) - cell.count))
                 if c > 0 { line += "  " }
-                line += rightAligned.contains(c) ? pad + cell : (c == row.count - 1 ? cell : cell + pad)
+                line += rightAligned.contains(c) ? pad + cell : (c == cells.count - 1 ? cell : cell + pad)
             }
-            text += line + "\n"
+            while line.last == " " { line.removeLast() }
+            return line + "\n"
         }
-        return text
     }
 }
