@@ -81,7 +81,7 @@ public enum PrometheusExposition {
             out.sample("pulsemeter_silence", state.silent ? 1 : 0)
         }
         if let alarms = state.info?.settings.alarms, !alarms.isEmpty {
-            out.family("pulsemeter_alarm", "gauge", "1 while the --alarm of that name is on (for a per-channel metric, on that channel).")
+            out.family("pulsemeter_alarm", "gauge", "1 while the alarm of that name is on (for a per-channel metric, on that channel).")
             let channels = state.info?.settings.channels ?? 0
             for spec in alarms {
                 for c in spec.metric.perChannel ? Array(0..<channels).map(Optional.some) : [nil] {
