@@ -5,7 +5,7 @@
 _pulsemeter_commands="monitor record analyze waveform tag normalize play devices presets calibrate help"
 
 # Options per command, and the options that take no value (the rest take one).
-_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --interval --start-time --lden --events --silence-db --silence-min --clip-db --exec --exec-on --loudness --target --preset --tolerance --max-true-peak --dual-mono --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal -h --help"
+_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --interval --start-time --lden --events --silence-db --silence-min --clip-db --exec --exec-on --alarm --loudness --target --preset --tolerance --max-true-peak --dual-mono --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal -h --help"
 _pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --url --reconnect --force --listen --floor --no-history --record --bitrate --bits"
 _pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --url --reconnect --force --listen --floor --no-history --bitrate --bits --split --trigger --hold --pre-roll --keep"
 _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered --recursive"
@@ -99,7 +99,7 @@ _pulsemeter() {
       --mic-cal) _pulsemeter_files "" ;;
       --exec-on)  # a comma-separated list: complete the last item
         local done=${cur%"${cur##*,}"}
-        COMPREPLY=($(compgen -P "$done" -W "silence_start silence_end clip gap file device source_lost" -- "${cur##*,}")) ;;
+        COMPREPLY=($(compgen -P "$done" -W "silence_start silence_end clip gap file device source_lost alarm_on alarm_off" -- "${cur##*,}")) ;;
       -d|--device)
         local IFS=$'\n'
         if [ "$command" = play ]; then

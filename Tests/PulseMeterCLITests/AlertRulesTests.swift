@@ -44,7 +44,7 @@ import Testing
     func everyAlertTestedBothWays() throws {
         let names = try Self.alertNames()
         #expect(Set(names) == ["PulsemeterDown", "PulsemeterAbsent", "PulsemeterNoAudio", "PulsemeterSilence", "PulsemeterAudioGaps",
-                               "PulsemeterClipping", "PulsemeterLoudnessOffTarget", "PulsemeterDroppedFrames"])
+                               "PulsemeterClipping", "PulsemeterLoudnessOffTarget", "PulsemeterDroppedFrames", "PulsemeterAlarm"])
         let tests = try Self.text("alerts.test.yml")
         for name in names {
             // An expectation of no alert, and one of an alert (exp_alerts: then a list).

@@ -115,6 +115,12 @@ public struct NDJSONEncoder {
             line.field("channel", channel)
             line.field("samples", samples)
         case .sourceLost(let reason): line.field("reason", reason)
+        case .alarm(let a):
+            line.field("name", a.name)
+            line.field("metric", a.metric.rawValue)
+            if let c = a.channel { line.field("channel", c) }
+            line.field("level", a.level, decimals: a.metric == .correlation ? 3 : 2)
+            line.field("held_seconds", a.heldSeconds, decimals: 5)
         }
         return finish()
     }

@@ -11,6 +11,8 @@ public struct MeterEvent: Sendable, Equatable {
         /// The live source went away (`--reconnect`: the server or the device) after `pos`,
         /// the last captured position; said at once, before the `gap` line of its return.
         case sourceLost(reason: String)
+        /// An `--alarm` went on or off at `pos` (`AlarmDetector`).
+        case alarm(AlarmChange)
     }
 
     public var kind: Kind
@@ -28,6 +30,13 @@ public struct MeterEvent: Sendable, Equatable {
         case .silenceEnd: return "silence_end"
         case .clip: return "clip"
         case .sourceLost: return "source_lost"
+        case .alarm(let change): return change.on ? "alarm_on" : "alarm_off"
         }
+    }
+
+    /// True for an alarm's event, which `--alarm` gives without `--events`.
+    public var isAlarm: Bool {
+        if case .alarm = kind { return true }
+        return false
     }
 }

@@ -5,6 +5,8 @@ public struct HookLine: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
         case silenceStart = "silence_start", silenceEnd = "silence_end", clip, gap, file, device
         case sourceLost = "source_lost"
+        /// `--alarm` changes, which come without `--events`.
+        case alarmOn = "alarm_on", alarmOff = "alarm_off"
 
         /// True for the kinds that are `event` lines (which need `--events`).
         public var isEvent: Bool { self == .silenceStart || self == .silenceEnd || self == .clip || self == .sourceLost }

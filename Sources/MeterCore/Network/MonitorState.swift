@@ -25,6 +25,12 @@ public struct MonitorState: Sendable {
     /// The silence counter as last reported: it never goes down, even when a silence's final
     /// length (which ends where the quiet ended) is a little less than it looked while going on.
     public private(set) var silenceSeconds = 0.0
+    /// The `--alarm`s on now: each by name and channel (nil for a whole-stream metric).
+    public struct AlarmKey: Hashable, Sendable {
+        public var name: String
+        public var channel: Int?
+    }
+    public private(set) var alarmsOn: Set<AlarmKey> = []
     public private(set) var gaps = 0
     public private(set) var gapSeconds = 0.0
     /// Whether a file is being written: a single or split recording from the start, a
@@ -112,6 +118,9 @@ public struct MonitorState: Sendable {
             silenceStartPos = nil
             endedSilenceSeconds += seconds
             silenceSeconds = max(silenceSeconds, endedSilenceSeconds)
+        case .alarm(let a):
+            let key = AlarmKey(name: a.name, channel: a.channel)
+            if a.on { alarmsOn.insert(key) } else { alarmsOn.remove(key) }
         case .clip, .sourceLost: break
         }
     }

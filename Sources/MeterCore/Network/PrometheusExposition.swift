@@ -55,7 +55,20 @@ public enum PrometheusExposition {
             out.sample("pulsemeter_lufs_shortterm", l?.shortTerm ?? Decibels.floor)
             out.family("pulsemeter_lufs_integrated", "gauge", "Integrated loudness of the run so far, LUFS (floored at -160).")
             out.sample("pulsemeter_lufs_integrated", l?.integrated ?? Decibels.floor)
+            out.family("pulsemeter_true_peak_dbtp", "gauge", "True peak of the run so far, per channel, dBTP (floored at -160).")
+            for c in 0..<channels { out.sample("pulsemeter_true_peak_dbtp", channel: c, at(l?.truePeakDb, c)) }
         }
+        if let spl = settings?.spl {
+            out.family("pulsemeter_spl_db", "gauge",
+                       help: "Sound level of the latest frame (\(spl.weighting.rawValue)-weighted, time weighting \(spl.timeWeighting.rawValue)), \(spl.unit), per channel.")
+            for c in 0..<channels { out.sample("pulsemeter_spl_db", channel: c, at(state.latest?.spl?.splDb, c)) }
+        }
+    }
+
+    /// Channel `c`'s value of a per-channel reading; the floor while there is none.
+    private static func at(_ values: [Double]?, _ c: Int) -> Double {
+        guard let values, c < values.count else { return Decibels.floor }
+        return values[c]
     }
 
     /// The state gauges: silence (with events), audio arriving, recording.
@@ -66,6 +79,16 @@ public enum PrometheusExposition {
             out.family("pulsemeter_silence", "gauge",
                        help: "1 while every channel has been below \(format(events.silenceDb)) \(unit) for \(format(events.silenceMinSeconds)) s or more.")
             out.sample("pulsemeter_silence", state.silent ? 1 : 0)
+        }
+        if let alarms = state.info?.settings.alarms, !alarms.isEmpty {
+            out.family("pulsemeter_alarm", "gauge", "1 while the alarm of that name is on (for a per-channel metric, on that channel).")
+            let channels = state.info?.settings.channels ?? 0
+            for spec in alarms {
+                for c in spec.metric.perChannel ? Array(0..<channels).map(Optional.some) : [nil] {
+                    let on = state.alarmsOn.contains(MonitorState.AlarmKey(name: spec.name, channel: c))
+                    out.b.raw("pulsemeter_alarm"); out.labels(channel: c, alarm: spec.name); out.b.raw(on ? " 1\n" : " 0\n")
+                }
+            }
         }
         out.family("pulsemeter_up", "gauge", "1 while audio arrives from the source.")
         if started { out.sample("pulsemeter_up", state.up ? 1 : 0) }
@@ -163,16 +186,23 @@ public enum PrometheusExposition {
             b.raw(name); b.byte(32); b.number(v.isFinite ? v : 0, decimals: decimals); b.byte(10)
         }
 
-        func labels(channel: Int?) {
-            guard source != nil || channel != nil else { return }
+        /// `alarm`: an `--alarm`'s name, the `name` label of `pulsemeter_alarm`.
+        func labels(channel: Int?, alarm: String? = nil) {
+            guard source != nil || channel != nil || alarm != nil else { return }
             b.byte(UInt8(ascii: "{"))
             if let source {
                 b.raw("source=\"")
                 PrometheusExposition.labelValue(source, into: b)
                 b.byte(UInt8(ascii: "\""))
             }
-            if let channel {
+            if let alarm {
                 if source != nil { b.byte(UInt8(ascii: ",")) }
+                b.raw("name=\"")
+                PrometheusExposition.labelValue(alarm, into: b)
+                b.byte(UInt8(ascii: "\""))
+            }
+            if let channel {
+                if source != nil || alarm != nil { b.byte(UInt8(ascii: ",")) }
                 b.raw("channel=\"")
                 if channel < channels.count {
                     PrometheusExposition.labelValue(channels[channel], into: b)

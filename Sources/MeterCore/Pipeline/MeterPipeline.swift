@@ -30,6 +30,7 @@ public final class MeterPipeline {
     var hopClips: [Int]
     let clipAmplitude: Float
     private var events: EventDetector?
+    private var alarms: AlarmDetector?
     /// Events of the end of the stream, set by `finish`.
     private var trailingEvents: [MeterEvent] = []
     /// Where the current hop began (the previous frame's pos, or where input resumed).
@@ -87,6 +88,8 @@ public final class MeterPipeline {
         events = settings.events.map {
             EventDetector(settings: $0, rate: settings.rate, channels: settings.channels, window: settings.window)
         }
+        alarms = settings.alarms.isEmpty
+            ? nil : AlarmDetector(specs: settings.alarms, rate: settings.rate, channels: settings.channels)
         totalPeak = Array(repeating: 0, count: channels)
         if let layout = valid.bandLayout {
             guard let transform, transform.size == settings.fftSize else {
@@ -282,13 +285,6 @@ public final class MeterPipeline {
             frame.correlation = ll > 0 && rr > 0 ? max(-1, min(1, lr / (ll * rr).squareRoot())) : 0
             frame.balanceDb = frame.rmsDb[1] - frame.rmsDb[0]
         }
-        if events != nil {
-            var list = frame.events
-            frame.events = []
-            list.removeAll(keepingCapacity: true)
-            events!.observe(frame, hopStart: hopStart, into: &list)
-            frame.events = list
-        }
         if let loudness {
             // The same fields live and from files: the range so far (`lra`), and for the
             // screens the true peak so far and whether the range has settled.
@@ -300,6 +296,14 @@ public final class MeterPipeline {
             frame.loudness = reading
         }
         if let soundLevel { frame.spl = soundLevel.reading() }
+        if events != nil || alarms != nil {
+            var list = frame.events
+            frame.events = []
+            list.removeAll(keepingCapacity: true)
+            events?.observe(frame, hopStart: hopStart, into: &list)
+            alarms?.observe(frame, into: &list)  // after every reading it may compare
+            frame.events = list
+        }
         if let octaveBank {
             if deferBands {
                 frame.pendingOctaves = hopMono

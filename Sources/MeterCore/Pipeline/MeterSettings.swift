@@ -32,6 +32,8 @@ public struct MeterSettings: Sendable, Equatable {
     public var meter: MeterKind?
     /// 0 VU: the peak level in dBFS of the alignment sine.
     public var vuReference: Double = -18
+    /// `--alarm`s, in the order given (`AlarmDetector`).
+    public var alarms: [AlarmSpec] = []
 
     public init(rate: Int = 48000, channels: Int = 2, fps: Double = 30, windowMs: Double = 50,
                 bands: Int = 0, fftSize: Int = 2048, fmin: Double = 50, fmax: Double? = nil,

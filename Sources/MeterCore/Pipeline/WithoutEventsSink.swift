@@ -1,5 +1,5 @@
 /// Passes a run on to `next` as a run that detects no events shows it: the start without event
-/// settings, frames without their events, no `event` calls, and the end without its events,
+/// settings, frames without their events (but for alarms'), no `event` calls, and the end without its events,
 /// silence figures and clip totals. A live run that serves its meter detects silence for the
 /// `pulsemeter_silence` gauge even when no event lines were asked for; its other sinks (the
 /// output, the hooks' event lines) see it through this, so they are as without detection.
@@ -27,7 +27,7 @@ public final class WithoutEventsSink: FrameSink {
     public static func strip(_ frame: MeterFrame) -> MeterFrame {
         guard !frame.events.isEmpty else { return frame }
         var frame = frame
-        frame.events = []
+        frame.events.removeAll { !$0.isAlarm }  // `--alarm` lines come without `--events`
         return frame
     }
 

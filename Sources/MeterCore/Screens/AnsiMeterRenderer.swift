@@ -136,7 +136,7 @@ public struct AnsiMeterRenderer {
             switch e.kind {
             case .silenceStart: inSilence = true
             case .silenceEnd: inSilence = false
-            case .clip, .sourceLost: break
+            case .clip, .sourceLost, .alarm: break
             }
         }
     }

@@ -11,7 +11,7 @@ enum MeterOptions {
         OptionSpec("--events", value: false), OptionSpec("--silence-db"), OptionSpec("--silence-min"),
         OptionSpec("--clip-db"), OptionSpec("--octaves"), OptionSpec("--meter"), OptionSpec("--vu-ref"),
         OptionSpec("-h", "--help", value: false),
-    ] + loudnessSpecs + soundLevelSpecs + HookOptions.specs + PeriodOptions.specs
+    ] + loudnessSpecs + soundLevelSpecs + HookOptions.specs + PeriodOptions.specs + AlarmOptions.specs
 
     /// The sound level meter's options.
     static let soundLevelSpecs: [OptionSpec] = [
@@ -115,6 +115,7 @@ enum MeterOptions {
         s.events = try events(a, s)
         _ = try HookOptions.kinds(a)
         try readLoudness(a, into: &s)
+        s.alarms = try AlarmOptions.read(a, s)
         return s
     }
 

@@ -44,8 +44,11 @@ enum Help {
                              _SOURCE, _FILE in its environment; its output goes to stderr;
                              at most 4 at once and 64 waiting (more are dropped, counted)
           --exec-on LIST     only these lines run it: silence_start, silence_end, clip, gap,
-                             file, device, source_lost (comma-separated; an event name
-                             implies --events)
+                             file, device, source_lost, alarm_on, alarm_off (comma-separated;
+                             a silence or clip name implies --events)
+          --alarm SPEC       NAME:METRIC>LEVEL/SECONDS[,LEVEL/SECONDS] (< for a low alarm;
+                             repeatable): alarm_on/alarm_off event lines, e.g.
+                             dead-air:rms_db<-40/30,-35/5 (docs/alarms.md)
     \(soundLevelOptions)
     \(loudnessOptions)
     """
