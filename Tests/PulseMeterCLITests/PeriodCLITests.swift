@@ -60,6 +60,26 @@ import Testing
         }
     }
 
+    /// With --loudness each period has its own true peak per channel: that of its tone (a
+    /// sample falls on each crest), and over the periods their maxima are the end line's.
+    @Test func periodsCarryTheirOwnTruePeak() throws {
+        let levels = [-20.0, -12, -6, -9]
+        let input = Self.tone(seconds: 40) { levels[$0 / 20] }
+        let r = try Tool.run(["analyze", "-", "--raw", "s16le", "-r", "8000", "-c", "1", "--fps", "10", "--loudness",
+                              "--interval", "10", "--start-time", "2026-12-04T10:00:00+01:00", "-f", "ndjson"], stdin: input)
+        #expect(r.status == 0, "\(r.err)")
+        let periods = try Self.lines(r, "period")
+        let peaks = periods.map { Tool.doubles($0["true_peak_db"]) }
+        #expect(peaks.count == 4 && peaks.allSatisfy { $0.count == 1 }, "\(peaks)")
+        // The step down at 30 s rings into the last period's first samples.
+        for (k, want) in levels.enumerated().prefix(3) {
+            #expect(abs(peaks[k][0] - want) <= 0.1, "period \(k): \(peaks[k][0]) dBTP, the tone's \(want)")
+        }
+        #expect(peaks[3][0] >= levels[3] - 0.1 && peaks[3][0] <= levels[2])
+        let end = try #require(try Self.lines(r, "end").first)
+        #expect(Tool.doubles(end["true_peak_db"]) == [peaks.map { $0[0] }.max()!])
+    }
+
     /// A file starting 10:07 with 900 s periods: a partial first period to 10:15.
     @Test func aFileStartingOffTheClockHasAPartialFirstPeriod() throws {
         let input = Self.tone(seconds: 600) { _ in -20 }

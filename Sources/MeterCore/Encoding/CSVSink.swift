@@ -57,7 +57,7 @@ public final class CSVSink: FrameSink {
     private func periodHeader(_ c: Columns) -> [String] {
         var h = (c.stream ? ["stream"] : []) + ["type", "start", "end", "seconds", "partial"]
         h += perChannel(["leq_db", "lmax_db", "lmin_db", "l10_db", "l50_db", "l90_db", "peak_db"], c)
-        if c.loudness { h += ["lufs_i", "max_lufs_m", "max_lufs_s"] }
+        if c.loudness { h += ["lufs_i", "max_lufs_m", "max_lufs_s"] + perChannel(["true_peak_db"], c) }
         h.append("gap_seconds")
         if c.lden { h += ["date"] + perChannel(["lday_db", "levening_db", "lnight_db", "lden_db"], c) }
         return h
@@ -83,7 +83,9 @@ public final class CSVSink: FrameSink {
         var r = (c.stream ? [String(p.stream ?? 0)] : []) + ["period", time(p.start, p.startOffset), time(p.end, p.endOffset),
                                                                  csv.number(p.seconds, decimals: 3), p.partial ? "true" : "false"]
         r += [p.leqDb, p.lmaxDb, p.lminDb, p.l10Db, p.l50Db, p.l90Db, p.peakDb].flatMap(db)
-        if c.loudness { r += p.loudness.map { db([$0.integrated, $0.maxMomentary, $0.maxShortTerm]) } ?? blank(3) }
+        if c.loudness {
+            r += p.loudness.map { db([$0.integrated, $0.maxMomentary, $0.maxShortTerm] + $0.truePeakDb) } ?? blank(3 + c.names.count)
+        }
         r.append(p.gapSeconds.map { csv.number($0, decimals: 3) } ?? "")
         if c.lden { r += blank(1 + 4 * c.names.count) }
         return r
@@ -92,7 +94,7 @@ public final class CSVSink: FrameSink {
     private func dayRow(_ d: DayReport, _ c: Columns) -> [String] {
         var r = (c.stream ? [String(d.stream ?? 0)] : []) + ["day", time(d.start, d.startOffset), time(d.end, d.endOffset),
                                                                  csv.number(d.seconds, decimals: 3), d.partial ? "true" : "false"]
-        r += blank(7 * c.names.count + (c.loudness ? 3 : 0) + 1)
+        r += blank(7 * c.names.count + (c.loudness ? 3 + c.names.count : 0) + 1)
         r.append(d.date.text)
         for v in [d.ldayDb, d.leveningDb, d.lnightDb, d.ldenDb] { r += v.map(db) ?? blank(c.names.count) }
         return r

@@ -18,6 +18,7 @@ extension NDJSONEncoder {
             line.field("lufs_i", l.integrated, decimals: 2)
             line.field("max_lufs_m", l.maxMomentary, decimals: 2)
             line.field("max_lufs_s", l.maxShortTerm, decimals: 2)
+            line.field("true_peak_db", l.truePeakDb, decimals: 2)
         }
         if let g = p.gapSeconds { line.field("gap_seconds", g, decimals: 3) }
         return finish()

@@ -33,15 +33,20 @@ public final class LoudnessMeter {
     private let truePeak: TruePeakMeter
     /// The true peak of the last 3 s (live runs' `psr_db`); nil when not asked for.
     private let recentPeak: RecentTruePeak?
+    /// The true peak of the samples since the last frame (periods' `true_peak_db`); nil when
+    /// not asked for. Its own meter: the whole stream's keeps its peak.
+    private let framePeak: TruePeakMeter?
     private var maxMomentaryEnergy = 0.0
     private var maxShortTermEnergy = 0.0
 
     /// `hop`: the meter's hop; readings come at its multiples and the 100 ms gating steps, so
     /// the rolling sums read exactly on the grid of both (their greatest common divisor).
     /// `recentPeak`: also keep the true peak of the last 3 s (`recentTruePeakDb`).
+    /// `framePeaks`: also the true peak of each frame's samples (`takeFrameTruePeakDb`).
     /// `dualMono`: a mono stream's channel counts twice (+3.01 LU), as the same audio on both
     /// channels of a stereo stream reads (BS.1770).
-    public init(rate: Int, channels: Int, hop: Int = 1, recentPeak: Bool = false, dualMono: Bool = false) {
+    public init(rate: Int, channels: Int, hop: Int = 1, recentPeak: Bool = false, framePeaks: Bool = false,
+                dualMono: Bool = false) {
         self.rate = rate
         self.channels = channels
         step = max(1, (rate + 5) / 10)
@@ -55,6 +60,7 @@ public final class LoudnessMeter {
         scratch = .allocate(capacity: scratchCapacity)
         truePeak = TruePeakMeter(rate: rate, channels: channels)
         self.recentPeak = recentPeak ? RecentTruePeak(rate: rate, channels: channels) : nil
+        framePeak = framePeaks ? TruePeakMeter(rate: rate, channels: channels) : nil
     }
 
     deinit { scratch.deallocate() }
@@ -73,6 +79,7 @@ public final class LoudnessMeter {
             }
             truePeak.push(planar + done, channelStride: channelStride, count: seg)
             recentPeak?.push(planar + done, channelStride: channelStride, count: seg)
+            framePeak?.push(planar + done, channelStride: channelStride, count: seg)
             done += seg
             count += seg
             if count % step == 0 { gatingStep() }
@@ -129,6 +136,13 @@ public final class LoudnessMeter {
     /// The largest true peak over the channels in the last 3 s (dBTP); nil unless asked for.
     public var recentTruePeakDb: Double? { recentPeak?.peakDb }
 
+    /// Per channel, the true peak (dBTP) of the samples since the last call, which starts the
+    /// next; nil unless asked for (`framePeaks`). Over a stream's frames their maxima are the
+    /// whole stream's true peak.
+    public func takeFrameTruePeakDb() -> [Double]? {
+        framePeak?.takePeaks().map { Decibels.fromAmplitude(Double($0)) }
+    }
+
     /// Whether the loudness range has seen the 60 s of programme Tech 3341 lets a meter settle
     /// in; before that it is a first estimate.
     public var rangeSettled: Bool { count >= 60 * rate }
@@ -170,6 +184,9 @@ public struct LoudnessReading: Sendable, Equatable {
     public var rangeSettled: Bool
     /// Live frames: the true peak of the last 3 s (dBTP), for `psr_db`.
     public var recentTruePeakDb: Double?
+    /// With periods: per channel, the true peak of this frame's own samples (dBTP), for the
+    /// period's `true_peak_db`; not a field of the frame line.
+    public var frameTruePeakDb: [Double]?
 
     public init(momentary: Double, shortTerm: Double, integrated: Double,
                 range: Double? = nil, truePeakDb: [Double]? = nil, rangeSettled: Bool = true) {

@@ -132,7 +132,13 @@ public final class TruePeakMeter {
     /// `currentPeak`, and the peaks start again from 0 (a refinement's reach then follows the
     /// new peak: `RecentTruePeak`'s steps).
     func takePeak() -> Float {
-        let p = currentPeak
+        takePeaks().max() ?? 0
+    }
+
+    /// Each channel's peak (linear) since the start or the last take, and the peaks start
+    /// again from 0 (a frame's own true peak: `LoudnessMeter`'s frame peaks).
+    func takePeaks() -> [Float] {
+        let p = tracks.map(\.peak)
         for c in tracks.indices { tracks[c].peak = 0 }
         return p
     }

@@ -18,6 +18,8 @@ struct PeriodAccumulator {
     private var peak: [Double]
     private var gate = IntegratedGate()
     private var maxMomentary = Decibels.floor, maxShortTerm = Decibels.floor
+    /// Per channel, the highest of the frames' own true peaks (dBTP).
+    private var truePeak: [Double] = []
 
     init(settings: PeriodSettings, interval: Double, meter: MeterSettings) {
         self.settings = settings
@@ -36,6 +38,7 @@ struct PeriodAccumulator {
         if loudness { gate = IntegratedGate() }
         maxMomentary = Decibels.floor
         maxShortTerm = Decibels.floor
+        truePeak = Array(repeating: Decibels.floor, count: channels)
         seconds = 0
         gapSeconds = 0
     }
@@ -64,6 +67,9 @@ struct PeriodAccumulator {
             gate.add(energy: LoudnessMeter.energy(lufs: l.momentary))
             maxMomentary = max(maxMomentary, l.momentary)
             maxShortTerm = max(maxShortTerm, l.shortTerm)
+            if let tp = l.frameTruePeakDb {
+                for c in 0..<min(channels, tp.count) { truePeak[c] = max(truePeak[c], tp[c]) }
+            }
         }
         return closed
     }
@@ -88,7 +94,7 @@ struct PeriodAccumulator {
             l90Db: levels.map { $0.exceeded(90) },
             peakDb: peak.map { $0.isFinite ? $0 : floor },
             loudness: loudness ? .init(integrated: gate.integratedLufs, maxMomentary: maxMomentary,
-                                       maxShortTerm: maxShortTerm) : nil,
+                                       maxShortTerm: maxShortTerm, truePeakDb: truePeak) : nil,
             gapSeconds: gapSeconds > 0 ? gapSeconds : nil)
     }
 }

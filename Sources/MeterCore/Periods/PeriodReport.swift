@@ -11,8 +11,8 @@ public struct PeriodReport: Sendable, Equatable {
     public var leqDb: [Double], lmaxDb: [Double], lminDb: [Double]
     public var l10Db: [Double], l50Db: [Double], l90Db: [Double]
     public var peakDb: [Double]
-    /// With loudness: the period's own gated integrated loudness and its highest momentary
-    /// and short-term loudness.
+    /// With loudness: the period's own gated integrated loudness, its highest momentary and
+    /// short-term loudness, and per channel its highest true peak.
     public var loudness: Loudness?
     /// Seconds of audio lost in the period (live outages); nil when none was.
     public var gapSeconds: Double?
@@ -20,6 +20,7 @@ public struct PeriodReport: Sendable, Equatable {
 
     public struct Loudness: Sendable, Equatable {
         public var integrated: Double, maxMomentary: Double, maxShortTerm: Double
+        public var truePeakDb: [Double]
     }
 }
 

@@ -102,7 +102,8 @@ public final class MeterPipeline {
         }
         loudness = settings.loudness
             ? LoudnessMeter(rate: settings.rate, channels: settings.channels, hop: settings.hop,
-                            recentPeak: clock != nil, dualMono: settings.dualMono) : nil
+                            recentPeak: clock != nil, framePeaks: settings.framePeaks,
+                            dualMono: settings.dualMono) : nil
         soundLevel = settings.spl.map { SoundLevelMeter(settings: $0, rate: settings.rate, channels: settings.channels) }
         octaveBank = settings.octaves > 0
             ? OctaveFilterBank(fraction: settings.octaves, rate: settings.rate,
@@ -292,6 +293,7 @@ public final class MeterPipeline {
             reading.range = loudness.range()
             reading.truePeakDb = loudness.truePeakDb
             reading.recentTruePeakDb = loudness.recentTruePeakDb
+            reading.frameTruePeakDb = loudness.takeFrameTruePeakDb()
             reading.rangeSettled = loudness.rangeSettled
             frame.loudness = reading
         }

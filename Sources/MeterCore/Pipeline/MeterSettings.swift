@@ -24,6 +24,9 @@ public struct MeterSettings: Sendable, Equatable {
     public var delivery: DeliveryRules?
     /// `--dual-mono`: a mono stream's loudness counts its channel twice (+3.01 LU).
     public var dualMono = false
+    /// With loudness, frames carry the true peak of their own samples (`--interval`: each
+    /// period's `true_peak_db`); it costs a second true-peak meter.
+    public var framePeaks = false
     /// The sound level meter (`--spl`); nil turns it off.
     public var spl: SoundLevelSettings?
     /// Fractional-octave bands (1 or 3 a octave) instead of FFT bands; 0 turns them off.

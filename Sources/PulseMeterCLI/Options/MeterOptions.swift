@@ -59,6 +59,7 @@ enum MeterOptions {
         s.delivery = try DeliveryOptions.rules(a, live: ["monitor", "record"].contains(a.command))
         s.dualMono = a.flag("dual-mono")
         s.loudness = a.flag("loudness") || s.targetLufs != nil || s.delivery != nil || s.dualMono
+        s.framePeaks = s.loudness && a.has("interval")  // each period's true peak
     }
 
     /// `s` validated, its error worded with the option's value as typed, or, for a default the
