@@ -4,7 +4,7 @@
 // Layers (each folder under Sources/ is one):
 //   MeterCore      pure Swift, no C: levels, bands, frames, encoders, renderers, rings
 //   MeterIO        the only layer that touches C and the OS: PulseAudio, libsndfile, FFTW,
-//                  TagLib (through CTagLib's C functions), terminal, libmicrohttpd (loaded when a daemon starts; libebur128 is the
+//                  TagLib (through CTagLib's C functions), terminal, libmosquitto, libmicrohttpd (loaded when a daemon starts; libebur128 is the
 //                  tests' loudness reference only)
 //   PulseMeterCLI  argument parsing, commands, help text, exit codes
 //   pulsemeter     the executable: a few lines calling PulseMeterCLI
@@ -32,6 +32,10 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        // The MQTT client of --mqtt (its own network thread: mosquitto_loop_start).
+        .systemLibrary(
+            name: "CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(
             name: "CEBUR128", pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]),
@@ -49,7 +53,7 @@ let package = Package(
         // TagLib's C++ API (property maps: ReplayGain and R128 keys) behind a few C functions;
         // TagLib 1.13's own C API (tag_c.h) has no arbitrary fields.
         .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag")]),
-        .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW", "CMicroHTTPD", "CTagLib"]),
+        .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW", "CMicroHTTPD", "CTagLib", "CMosquitto"]),
         .target(name: "PulseMeterCLI", dependencies: ["MeterCore", "MeterIO"]),
         .executableTarget(name: "pulsemeter", dependencies: ["PulseMeterCLI"]),
         // The tests' one way of waiting for a condition (shared by the test targets below).

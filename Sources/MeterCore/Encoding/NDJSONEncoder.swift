@@ -192,6 +192,7 @@ public struct NDJSONEncoder {
             line.field("hooks_dropped", hooks.dropped)
             line.field("hooks_killed", hooks.killed)
         }
+        if let dropped = s.mqttDropped { line.field("mqtt_dropped", dropped) }
         return finish()
     }
 

@@ -48,6 +48,8 @@ public struct MonitorState: Sendable {
     public var sourceLost = false
     /// Clients of the event stream dropped for falling behind.
     public var clientsDropped = 0
+    /// With `--mqtt`: the messages for the broker dropped so far (nil: no MQTT).
+    public var mqttDropped: Int?
     /// The process's own figures (nil: not read).
     public var process: ProcessFigures?
 

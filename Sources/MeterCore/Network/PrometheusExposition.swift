@@ -120,6 +120,10 @@ public enum PrometheusExposition {
         if started { out.sample("pulsemeter_gap_seconds_total", state.gapSeconds, decimals: 3) }
         out.family("pulsemeter_http_clients_dropped_total", "counter", "Event-stream clients dropped for falling more than 2 s behind.")
         out.b.raw("pulsemeter_http_clients_dropped_total "); out.b.int(state.clientsDropped); out.b.byte(10)
+        if let mqtt = state.mqttDropped {
+            out.family("pulsemeter_mqtt_dropped_total", "counter", "Messages for the MQTT broker dropped while it could not take them.")
+            out.b.raw("pulsemeter_mqtt_dropped_total "); out.b.int(mqtt); out.b.byte(10)
+        }
     }
 
     /// The process's own families, as Prometheus' client libraries name them, and the build.

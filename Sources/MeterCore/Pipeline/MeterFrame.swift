@@ -118,6 +118,9 @@ public struct StreamSummary: Sendable, Equatable {
     public var stream: Int?
     /// With `--exec`, on the run's last end line: what became of its hooks (`HookSink`).
     public var hooks: HookTotals?
+    /// With `--mqtt`, on the end line: the messages for the broker that were dropped
+    /// (`MQTTSink`).
+    public var mqttDropped: Int?
     /// With `--interval` / `--lden` (`PeriodSink`): the last period and day, cut at the end,
     /// written before the end line.
     public var period: PeriodReport?

@@ -7,10 +7,13 @@ public struct LiveProgress: Sendable {
     public var recordedFrames: Int?
     /// True while the source is lost and being waited for.
     public var outage: Bool
+    /// With an MQTT client: the messages it dropped so far.
+    public var mqttDropped: Int?
 
-    public init(recordedFrames: Int? = nil, outage: Bool = false) {
+    public init(recordedFrames: Int? = nil, outage: Bool = false, mqttDropped: Int? = nil) {
         self.recordedFrames = recordedFrames
         self.outage = outage
+        self.mqttDropped = mqttDropped
     }
 }
 
@@ -196,6 +199,7 @@ public final class MonitorHTTPServer: @unchecked Sendable {
         return shared.withLock { s in
             var state = s.state
             state.recordedFrames = p.recordedFrames
+            state.mqttDropped = p.mqttDropped
             let fps = state.info?.settings.fps ?? 30
             state.up = !p.outage && !state.ended && s.lastFrameAt.map { now - $0 < max(1, 3 / fps) } == true
             state.sourceLost = p.outage && !state.ended

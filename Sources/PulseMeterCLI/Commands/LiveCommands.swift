@@ -6,7 +6,7 @@ enum LiveCommands {
     static let liveSpecs = MeterOptions.specs + [
         OptionSpec("-d", "--device"), OptionSpec("--url"), OptionSpec("--reconnect", value: false),
         OptionSpec("--force", value: false), OptionSpec("--floor"), OptionSpec("--no-history", value: false),
-    ] + ListenOptions.specs
+    ] + ListenOptions.specs + MQTTOptions.specs
 
     static func specs(for command: String) -> [OptionSpec]? {
         switch command {
@@ -44,6 +44,10 @@ enum LiveCommands {
         if given.count > 1 && a.has("listen") {
             throw PulsemeterError(.usage, "--listen serves one source: give -d once with --listen")
         }
+        if given.count > 1 && a.has("mqtt") {
+            throw PulsemeterError(.usage, "--mqtt publishes one source: give -d once with --mqtt")
+        }
+        _ = try MQTTOptions.address(a)  // before any server
         let specified = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
         // One server connection finds the native formats and then opens the streams.
         var devices = specified ? nil : try? PulseDevices()
@@ -91,16 +95,20 @@ enum LiveCommands {
             if ansi != nil { Signals.endJobControl() }
             ansi?.restore()
         }
+        let source = session.liveSourceNames.first ?? url?.shown ?? "default"
+        let mqtt = try MQTTOptions.client(a, source: source)
         var server: MonitorHTTPServer?
         if let listening {
-            server = try httpServer(listening, record: record, mode: mode, session: session)
+            server = try httpServer(listening, record: record, mode: mode, session: session, mqtt: mqtt)
             // Events detected only for the silence gauge reach no other sink.
             let eventLines = MeterOptions.eventLines(a)
             if !eventLines { sink = WithoutEventsSink(sink) }
             sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor, eventLines: eventLines)])
-            CLI.note(serving(session.liveSourceNames.first ?? url?.shown ?? "default", listening))
+            CLI.note(serving(source, listening))
         }
         defer { server?.finish() }
+        sink = try MQTTOptions.attach(a, to: sink, client: mqtt, source: source, periods: a.has("interval"),
+                                      alarms: all[0].settings.settings.alarms.map(\.name))
         let (runner, hooked) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
         let fullSink = try PeriodOptions.attach(a, to: hooked, live: true, spl: all[0].settings.settings.spl != nil)
         hooks = runner
@@ -175,7 +183,7 @@ enum LiveCommands {
 
     /// `--listen`: the HTTP server beside the run's other sinks, on the socket already bound.
     static func httpServer(_ listening: ListeningSocket, record: FilePath?, mode: RecordingPlan.Mode,
-                           session: MeterSession) throws -> MonitorHTTPServer {
+                           session: MeterSession, mqtt: MQTTClient? = nil) throws -> MonitorHTTPServer {
         let recording: MonitorState.Recording
         switch (record, mode) {
         case (nil, _): recording = .none
@@ -183,8 +191,10 @@ enum LiveCommands {
         default: recording = .continuous
         }
         do {
-            return try MonitorHTTPServer(socket: listening, recording: recording, version: CLI.version) { [session] in
-                session.liveProgress!
+            return try MonitorHTTPServer(socket: listening, recording: recording, version: CLI.version) { [session, mqtt] in
+                var progress = session.liveProgress!
+                progress.mqttDropped = mqtt?.dropped
+                return progress
             }
         } catch {
             throw ListenOptions.unavailable(error)

@@ -261,6 +261,13 @@ enum Help {
               --listen [HOST:]PORT
                                  serve /metrics (Prometheus), /events (SSE), /status and a live
                                  meter page at / (?overlay=1 for OBS)        [host 127.0.0.1]
+              --mqtt mqtt[s]://[USER@]HOST[:PORT]/PREFIX
+                                 publish to an MQTT broker: state on PREFIX/NAME/state, period and
+                                 event lines on PREFIX/NAME/event, Home Assistant discovery
+              --mqtt-every SEC   seconds between state messages                     [10]
+              --mqtt-password-file FILE  the broker password (else PULSEMETER_MQTT_PASSWORD)
+              --mqtt-ca FILE     the CA certificate of an mqtts:// broker          [system CAs]
+              --name NAME        the meter's name in topics               [the source's name]
 
         examples:
           pulsemeter
@@ -292,6 +299,13 @@ enum Help {
               --no-history       no scrolling level history on the recording meter
               --listen [HOST:]PORT
                                  serve /metrics, /events, /status and the meter page   [host 127.0.0.1]
+              --mqtt mqtt[s]://[USER@]HOST[:PORT]/PREFIX
+                                 publish to an MQTT broker: state on PREFIX/NAME/state, period and
+                                 event lines on PREFIX/NAME/event, Home Assistant discovery
+              --mqtt-every SEC   seconds between state messages                     [10]
+              --mqtt-password-file FILE  the broker password (else PULSEMETER_MQTT_PASSWORD)
+              --mqtt-ca FILE     the CA certificate of an mqtts:// broker          [system CAs]
+              --name NAME        the meter's name in topics               [the source's name]
               --force            replace FILE if it exists, a link itself, never its target (else 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
               --bits 16|24|32|float  the capture's and the file's sample format, bit for bit   [16]
