@@ -13,11 +13,12 @@ final class MosquittoBroker: @unchecked Sendable {
     /// Lines of the listener's own settings (a password file, TLS files).
     private let settings: String
 
-    init(_ tag: String, settings: (String) throws -> String = { _ in "allow_anonymous true" }) throws {
+    /// `port`: a free one when not given.
+    init(_ tag: String, port: Int? = nil, settings: (String) throws -> String = { _ in "allow_anonymous true" }) throws {
         dir = try Live.tempDir(tag)
-        port = try IcecastServer.freePort()
+        self.port = try port ?? IcecastServer.freePort()
         self.settings = try settings(dir)
-        let config = "user root\npersistence false\nlog_dest stderr\nlistener \(port) 127.0.0.1\n" + self.settings + "\n"
+        let config = "user root\npersistence false\nlog_dest stderr\nlistener \(self.port) 127.0.0.1\n" + self.settings + "\n"
         try config.write(toFile: dir + "/mosquitto.conf", atomically: true, encoding: .utf8)
         try start()
     }

@@ -58,7 +58,7 @@ extension LiveSuite {
             let pulsemeter = """
             #!/bin/bash
             case "${1:-}" in
-              analyze|waveform|devices|tag|-h|--help|-V|--version) '\(runScript)' "$@" ;;
+              analyze|waveform|devices|tag|normalize|presets|-h|--help|-V|--version) '\(runScript)' "$@" ;;
               *) timeout --preserve-status -s TERM \(seconds) '\(runScript)' "$@" ;;
             esac
             status=$?
@@ -100,6 +100,10 @@ extension LiveSuite {
             try Self.makeFixtures(in: fixtures)
             try Self.wrappers(in: bin, seconds: 2.5, realServer: server.address)
             let given = Set(try FileManager.default.subpathsOfDirectory(atPath: fixtures))
+            // The --mqtt example's broker: mosquitto on MQTT's own port, as a user's would be
+            // (one already listening there serves as well).
+            let broker = IcecastServer.accepts(1883) ? nil : try MosquittoBroker("readme-mqtt", port: 1883)
+            defer { withExtendedLifetime(broker) {} }
 
             let outcomes = Mutex<[Int: Outcome]>([:])
             // Two at a time (each live one runs its own demo server for a few seconds).
