@@ -31,7 +31,8 @@ import Testing
     @Test(arguments: ["README.md", "docs/architecture.md", "docs/benchmarks.md", "docs/testing.md",
                       "docs/recording.md", "docs/network.md", "docs/files.md",
                       "docs/sound-level-meter.md", "docs/waveform-formats.md", "docs/packaging.md",
-                      "docs/loudness-delivery.md", "docs/alarms.md"])
+                      "docs/loudness-delivery.md", "docs/alarms.md", "docs/measurement-over-time.md",
+                      "docs/home-assistant.md", "docs/off-air.md"])
     func linksReachWhatTheyName(_ document: String) throws {
         let text = try InstallTests.text(document)
         let base = (document as NSString).deletingLastPathComponent
