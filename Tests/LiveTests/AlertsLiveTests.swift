@@ -145,8 +145,10 @@ extension LiveSuite {
             defer { for p in players { p.kill() } }
             let ports = try sinks.map { _ in try HTTP.freePort() }
             let meters = try zip(sinks, ports).map { sink, port in
+                // An alarm that cannot go on within the test (an hour of silence): its gauge is
+                // exported at 0, for the rule on it; the webhook gets nothing of it.
                 try pulsemeter(["monitor", "-d", sink.monitor, "--loudness", "-f", "ndjson", "-o", "/dev/null",
-                                "--listen", "127.0.0.1:\(port)"], server: server)
+                                "--alarm", "dead-air:rms_db<-40/3600", "--listen", "127.0.0.1:\(port)"], server: server)
             }
             defer {
                 for m in meters {
