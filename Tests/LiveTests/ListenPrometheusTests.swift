@@ -108,4 +108,32 @@ extension LiveSuite.Listen {
         #expect(!end.contains("silence_seconds"))
         #expect(m.process.stderrText == said, "said once")
     }
+
+    @Test("/metrics carries each alarm per channel (0 or 1, following its alarm lines), the true peak and the sound level per channel; promtool accepts it")
+    func alarmTruePeakAndSoundLevelGauges() throws {
+        let server = try Live.server()
+        let m = try Self.startMeter(["--loudness", "--spl", "--alarm", "loud:rms_db>-60/0.5"], server: server)
+        defer { m.stop() }
+        var lines: [JSONLine] = []
+        let on = m.process.readLines(until: { line in
+            if let l = try? JSONLine(line) { lines.append(l) }
+            return lines.filter { $0.type == "event" && $0.string("event") == "alarm_on" }.count == 2
+        }, timeout: 15)
+        #expect(on.matched, "two alarm_on lines, one a channel; stderr: \(m.process.stderrText)")
+        let r = try HTTP.request(port: m.port, "/metrics")
+        let check = try Self.runWithInput(["promtool", "check", "metrics"], input: r.body)
+        #expect(check.status == 0, "promtool: \(check.stdout) \(check.stderr)")
+        let rows = r.text.split(separator: "\n").map(String.init)
+        let alarms = rows.filter { $0.hasPrefix("pulsemeter_alarm{") }
+        #expect(alarms.count == 2 && alarms.allSatisfy { $0.contains("name=\"loud\"") && $0.hasSuffix(" 1") }, "\(alarms)")
+        let names = try #require(m.start.object["channel_names"] as? [String])
+        for name in names {
+            #expect(alarms.contains { $0.contains("channel=\"\(name)\"") }, "\(alarms)")
+        }
+        // The sine's true peak is its amplitude, 0.25 (-12.04 dBTP); the sound level a number.
+        let peaks = rows.filter { $0.hasPrefix("pulsemeter_true_peak_dbtp{") }.compactMap { Double($0.split(separator: " ").last!) }
+        #expect(peaks.count == 2 && peaks.allSatisfy { abs($0 - 20 * log10(0.25)) < 0.1 }, "\(peaks)")
+        let spl = rows.filter { $0.hasPrefix("pulsemeter_spl_db{") }.compactMap { Double($0.split(separator: " ").last!) }
+        #expect(spl.count == 2 && spl.allSatisfy { $0 > -40 && $0 < 0 }, "\(spl)")
+    }
 }
