@@ -109,12 +109,13 @@ extension LiveSuite {
                     "\(events.map(\.text))")
         }
 
-        @Test("the broker killed for 3 s and restarted: metering and the recording go on (bit-exact), reconnects, publishes discovery and online again, counts what it dropped")
+        @Test("the broker killed for 10 s and restarted: metering and the recording go on (bit-exact), reconnects, publishes discovery and online again, counts what it dropped")
         func brokerRestart() throws {
             let server = try Live.server()
             let broker = try MosquittoBroker("mqtt-restart")
             let sub = try broker.subscribe()
-            let seconds = 10
+            // The run outlasts the outage and the backoff after it (1, 2, 4, 8 s: back 15 s on).
+            let seconds = 20
             let input = TestSignal.make(frames: seconds * Live.rate, seed: 62)
             let p = try Self.startRecording(broker.dir, ["--mqtt", "mqtt://127.0.0.1:\(broker.port)/pm", "--mqtt-every", "0.2"],
                                             seconds: server.feedDurationArgument(frames: seconds * Live.rate), server: server)
@@ -123,7 +124,7 @@ extension LiveSuite {
             #expect(sub.wait(timeout: 10) { $0.topic == "pm/pipesrc/state" || $0.topic.hasSuffix("/state") } != nil)
             broker.kill()
             let killed = monotonic()
-            Wait.passing(seconds: 3)  // the outage
+            Wait.passing(seconds: 10)  // the outage, as long as issue 45 asks
             try broker.start()
             let again = try broker.subscribe()
             let online = again.wait(timeout: 15) { $0.topic.hasSuffix("/status") && $0.text == "online" }
@@ -133,13 +134,13 @@ extension LiveSuite {
                     "discovery published again (the restarted broker kept nothing)")
             #expect(again.wait(timeout: 5) { $0.topic.hasSuffix("/state") && !$0.retained } != nil, "states flow again")
             print("live tests: MQTT back \(String(format: "%.1f", back)) s after the broker was killed")
-            #expect(p.wait(timeout: 20) == 0, "stderr: \(p.stderrText)")
+            #expect(p.wait(timeout: 30) == 0, "stderr: \(p.stderrText)")
             let out = try Self.lines(broker.dir)
             let end = try #require(out.last { $0.type == "end" })
             #expect(end.int("dropped") == 0, "the meter lost no audio")
             let dropped = end.int("mqtt_dropped") ?? -1
             print("live tests: MQTT dropped \(dropped) messages over the outage")
-            #expect(dropped >= 5, "states superseded during the 3 s outage at 0.2 s are counted: \(dropped)")
+            #expect(dropped >= 5, "states superseded during the 10 s outage at 0.2 s are counted: \(dropped)")
             #expect(fedAudioProblem(try decodeWithSox(broker.dir + "/rec.wav"), [input], server: server) == nil,
                     "the recording holds exactly what was fed")
         }
