@@ -113,11 +113,13 @@ extension LiveSuite {
             #expect(play.wait(timeout: 5) == 0, "stderr: \(play.stderrText)")
             let analyzed = try parseLines(try run([bin, "analyze", file, "--loudness", "-f", "ndjson"])
                 .stdout.split(separator: "\n").map(String.init))
-            // Each line as printed, less what play documents as its own (a live frame's `ts`).
+            // Each line as printed, less what play documents as its own: a frame's `ts`, and
+            // `psr_db` (the last 3 s of what is heard, as live frames carry it).
             func printed(_ lines: [JSONLine]) throws -> [String] {
                 try lines.map { l in
                     var object = l.object
                     object["ts"] = nil
+                    object["psr_db"] = nil
                     let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                     return String(decoding: data, as: UTF8.self)
                 }
@@ -126,6 +128,7 @@ extension LiveSuite {
             #expect(start.object["channel_names"] as? [String] == analyzed.first?.object["channel_names"] as? [String])
             #expect(played.count == analyzed.count && played.count > 30)
             #expect(try printed(played) == printed(analyzed))
+            #expect(played.filter { $0.type == "frame" }.allSatisfy { $0.object["psr_db"] != nil }, "play's frames carry psr_db")
         }
 
         @Test("on a terminal: waveform and times, space pauses the clock and the sound, q exits 0 with the cursor back")

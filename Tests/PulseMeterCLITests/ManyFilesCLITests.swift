@@ -79,7 +79,7 @@ import Testing
         files.insert(m4a, at: 1)
         let expected = try files.map { try #require(Self.single($0, []).last) }
         let r = try Tool.run(["analyze", "-j", "2"] + files)
-        #expect(r.status == 0, "\(r.err)")
+        #expect(r.status == 0, "stderr: \(r.err); stdout: \(r.out)")
         #expect(try Self.strippingFile(r.out, files: files) == expected)
     }
 
