@@ -106,6 +106,18 @@ enum Help {
 
     """
 
+    /// The MQTT options of monitor and record.
+    static let mqttOptions = """
+          --mqtt mqtt[s]://[USER@]HOST[:PORT]/PREFIX
+                             publish to an MQTT broker: state on PREFIX/NAME/state, period and
+                             event lines on PREFIX/NAME/event, Home Assistant discovery
+          --mqtt-every SEC   seconds between state messages                     [10]
+          --mqtt-password-file FILE  the broker password (else PULSEMETER_MQTT_PASSWORD)
+          --mqtt-ca FILE     the CA certificate of an mqtts:// broker          [system CAs]
+          --name NAME        the meter's name in topics               [the source's name]
+
+    """
+
     /// The many-file options of analyze and waveform.
     static let manyOptions = """
           --files-from LIST  more files, one a line (- : stdin), after the arguments
@@ -261,14 +273,7 @@ enum Help {
               --listen [HOST:]PORT
                                  serve /metrics (Prometheus), /events (SSE), /status and a live
                                  meter page at / (?overlay=1 for OBS)        [host 127.0.0.1]
-              --mqtt mqtt[s]://[USER@]HOST[:PORT]/PREFIX
-                                 publish to an MQTT broker: state on PREFIX/NAME/state, period and
-                                 event lines on PREFIX/NAME/event, Home Assistant discovery
-              --mqtt-every SEC   seconds between state messages                     [10]
-              --mqtt-password-file FILE  the broker password (else PULSEMETER_MQTT_PASSWORD)
-              --mqtt-ca FILE     the CA certificate of an mqtts:// broker          [system CAs]
-              --name NAME        the meter's name in topics               [the source's name]
-
+        \(mqttOptions)
         examples:
           pulsemeter
           pulsemeter -d @DEFAULT_MONITOR@ --bands 32
@@ -299,14 +304,7 @@ enum Help {
               --no-history       no scrolling level history on the recording meter
               --listen [HOST:]PORT
                                  serve /metrics, /events, /status and the meter page   [host 127.0.0.1]
-              --mqtt mqtt[s]://[USER@]HOST[:PORT]/PREFIX
-                                 publish to an MQTT broker: state on PREFIX/NAME/state, period and
-                                 event lines on PREFIX/NAME/event, Home Assistant discovery
-              --mqtt-every SEC   seconds between state messages                     [10]
-              --mqtt-password-file FILE  the broker password (else PULSEMETER_MQTT_PASSWORD)
-              --mqtt-ca FILE     the CA certificate of an mqtts:// broker          [system CAs]
-              --name NAME        the meter's name in topics               [the source's name]
-              --force            replace FILE if it exists, a link itself, never its target (else 73)
+        \(mqttOptions)      --force            replace FILE if it exists, a link itself, never its target (else 73)
               --bitrate KBPS     bit rate of .m4a/.aac, .opus and .mp3              [encoder's default]
               --bits 16|24|32|float  the capture's and the file's sample format, bit for bit   [16]
                                  (wav, aiff, caf, au, w64, rf64; flac up to 24)
