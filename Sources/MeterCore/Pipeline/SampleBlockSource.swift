@@ -1,5 +1,5 @@
 /// A source of interleaved Float samples read in blocks: a decoded file, raw PCM on stdin.
-/// (Live capture feeds the pipeline from its ring instead; see MeterIO's LiveMeter.)
+/// (Live capture feeds the pipeline from its ring instead; see MeterIO's LiveMeterSession.)
 public protocol SampleBlockSource: AnyObject {
     var rate: Int { get }
     var channels: Int { get }

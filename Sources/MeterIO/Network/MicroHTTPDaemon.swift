@@ -49,6 +49,8 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         /// The path without its query.
         let path: String
         let connection: Connection
+        /// The daemon's open connections when the request came, this one included.
+        let openConnections: Int
 
         /// A query argument (`MHD_lookup_connection_value`, GET arguments).
         func argument(_ name: String) -> String? {
@@ -164,7 +166,8 @@ final class MicroHTTPDaemon: @unchecked Sendable {
             guard let connection, let url, let method else { return CMicroHTTPD_NO }
             _ = CMicroHTTPD_set_timeout(me.library.setConnectionOption, connection, me.idleTimeout)
             let request = Request(method: String(cString: method), path: String(cString: url),
-                                  connection: Connection(raw: connection, library: me.library))
+                                  connection: Connection(raw: connection, library: me.library),
+                                  openConnections: me.openConnections)
             return me.queue(me.handler(request), on: connection)
         }, me, { cls, _, _, code in
             let me = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls!).takeUnretainedValue()

@@ -30,7 +30,9 @@ public struct LiveProgress: Sendable {
 /// connection that has not sent its request headers within `headerTimeoutSeconds` is closed.
 ///
 /// Thread-safety invariant for `@unchecked Sendable`: all shared mutable state is in
-/// `shared` (a `Locked`); `daemon` is set once in `init`; the rest is immutable.
+/// `shared` (a `Locked`); `daemon` is set once in `init` and read only by the threads that
+/// stop it (the daemon's own thread learns the open connections from each request, never
+/// from `daemon`, which it could read before `init` has set it); the rest is immutable.
 public final class MonitorHTTPServer: @unchecked Sendable {
     public static let maxClients = 64
     public static let maxLagSeconds = 2.0
@@ -157,7 +159,7 @@ public final class MonitorHTTPServer: @unchecked Sendable {
         func text(_ status: Int, _ body: String, _ extra: [(String, String)] = []) -> MicroHTTPDaemon.Response {
             .init(status: status, headers: common + [("Content-Type", "text/plain; charset=utf-8")] + extra, body: .bytes(Array(body.utf8)))
         }
-        if (daemon?.openConnections ?? 0) > Self.maxClients {
+        if request.openConnections > Self.maxClients {
             return text(503, "too many clients (at most \(Self.maxClients))\n", [("Retry-After", "5")])
         }
         switch route {

@@ -4,8 +4,8 @@ import Synchronization
 /// Live capture: three threads joined by `ChunkHandoff`s.
 ///
 /// ```
-/// capture thread (pa_simple_read) ─┬─► meter handoff ─► analysis (caller's thread) ─► sink
-///                                  └─► record handoff ─► recorder thread ─► Recorder ─► files
+/// capture thread (LiveCapture.read) ─┬─► meter handoff ─► analysis (caller's thread) ─► sink
+///                                    └─► record handoff ─► recorder thread ─► Recorder ─► files
 ///                  analysis ─► take decisions (positions, --trigger) ─┘
 /// ```
 /// The capture thread only reads and pushes; it never waits on analysis, output or disk (a
