@@ -52,16 +52,32 @@ extension LiveSuite {
         }
 
         /// `pulsemeter` for the examples: scripts/run, the live commands stopped by SIGTERM
-        /// after `seconds` (exit 0, as README.md "Exit codes" says); each exit status logged.
+        /// `seconds` after they first wrote something (a line on stdout or a file in the
+        /// example's directory: a loaded machine's slow start of the demo server and the meter
+        /// does not use up the run; exit 0, as README.md "Exit codes" says); each exit status
+        /// logged.
         static func wrappers(in bin: String, seconds: Double, realServer: String) throws {
             let runScript = Live.packageRoot.appendingPathComponent("scripts/run").path
             let pulsemeter = """
             #!/bin/bash
             case "${1:-}" in
-              analyze|waveform|devices|tag|normalize|presets|-h|--help|-V|--version) '\(runScript)' "$@" ;;
-              *) timeout --preserve-status -s TERM \(seconds) '\(runScript)' "$@" ;;
+              analyze|waveform|devices|tag|normalize|presets|-h|--help|-V|--version) '\(runScript)' "$@"; status=$? ;;
+              *)
+                d=${PM_STATUS%/*}
+                out=$(mktemp "$d/.out.XXXXXX")
+                { timeout --preserve-status -s TERM 300 '\(runScript)' "$@" & echo $! > "$out.pid"; wait $!; echo $? > "$out.status"; } | tee -a "$out" &
+                tee_pid=$!
+                until [ -s "$out.pid" ]; do sleep 0.05; done
+                pid=$(cat "$out.pid")
+                while kill -0 "$pid" 2>/dev/null && [ ! -s "$out" ] && [ -z "$(find "$d" -newer "$out.pid" -type f ! -path '*/.*' -print -quit)" ]; do
+                  sleep 0.1
+                done
+                sleep \(seconds)
+                kill -TERM "$pid" 2>/dev/null
+                wait "$tee_pid"
+                status=$(cat "$out.status")
+                rm -f "$out" "$out.pid" "$out.status" ;;
             esac
-            status=$?
             echo "$status pulsemeter $*" >> "$PM_STATUS"
             exit $status
             """
