@@ -64,7 +64,7 @@ extension LiveSuite.Listen {
         let m = try Self.startMeter([], server: server)
         defer { m.stop() }
         _ = try m.steadyFrame()
-        let said = "pulsemeter: metering \(server.feedSource), serving http://127.0.0.1:\(m.port)/\n"
+        let said = "pulsemeter: serving http://127.0.0.1:\(m.port)/\n"
         #expect(Wait.until(timeout: 10) { m.process.stderrText == said }, "stderr: \(m.process.stderrText)")
         let version = try run([try Live.bin(), "--version"]).stdout
         func scrape() throws -> String {

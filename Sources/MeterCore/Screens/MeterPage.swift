@@ -12,6 +12,9 @@
 /// without the page's chrome, for an OBS browser source.
 public enum MeterPage {
     public static let html: [UInt8] = Array(text.utf8)
+    /// Sent with the page: it may load nothing but from its own origin (its inline script and
+    /// style aside), so a page that tried an outside request would show it as blocked.
+    public static let contentSecurityPolicy = "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
 
     static let text = #"""
 <!doctype html>
