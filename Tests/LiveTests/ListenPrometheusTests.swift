@@ -57,7 +57,7 @@ extension LiveSuite.Listen {
         #expect(up == 1)
     }
 
-    @Test("a meter that serves says once what it meters and where; /metrics has the silence gauge without --events (no event lines on stdout), the process families moving as they should, and the build's version")
+    @Test("a meter that serves says once where, when it starts listening; /metrics has the silence gauge without --events (no event lines on stdout), the process families moving as they should, and the build's version")
     func processMetricsAndSilenceGauge() throws {
         let server = try Live.server()
         let before = Date().timeIntervalSince1970
