@@ -7,7 +7,7 @@ extension MeterPage {
     /// spectrogram (time by band, colour by dB) on a canvas.
     static let historyScript = #"""
 const SLOTS_PER_S = 10, HIST_MAX = 6000, HIST_FLOOR = -60;
-let hist = [], marks = [], histWindow = 60, slot = null, histReady = false, pending = [], histDrawn = 0, histDirty = true;
+let hist = [], marks = [], histWindow = 60, slot = null, histReady = false, pending = [], pendingMarks = [], histDrawn = 0, histDirty = true;
 
 function power(db) { return db <= -159.99 ? 0 : Math.pow(10, db / 10); }
 function powerDb(p) { return p > 0 ? Math.max(-160, 10 * Math.log10(p)) : -160; }
@@ -17,7 +17,7 @@ function pointOf(f) {
 }
 
 function historyStart(start) {
-  hist = []; marks = []; slot = null; histReady = false; pending = []; histDirty = true;
+  hist = []; marks = []; slot = null; histReady = false; pending = []; pendingMarks = []; histDirty = true;
   $("sgram").classList.toggle("on", !!start.bands_hz);
 }
 
@@ -37,7 +37,10 @@ async function historyLoad() {
   histReady = true;
   const last = hist.length ? slotOf(hist[hist.length - 1].pos) : -1;
   for (const f of pending) if (slotOf(f.pos) > last) historyMerge(f);
-  pending = [];
+  // Events streamed while /history was asked: those after its last frame are not in it.
+  const lastPos = hist.length ? hist[hist.length - 1].pos : -1;
+  for (const o of pendingMarks) if (o.pos > lastPos) historyMark(o);
+  pending = []; pendingMarks = [];
   histDirty = true;
 }
 
@@ -70,7 +73,12 @@ function historyClose() {
   histDirty = true;
 }
 
-function historyEvent(o) { if (histReady) { historyMark(o); histDirty = true; } }
+function historyEvent(o) {
+  if (overlay) return;
+  if (!histReady) { pendingMarks.push(o); return; }
+  historyMark(o);
+  histDirty = true;
+}
 
 function historyMark(o) {
   if (o.stream) return;
@@ -117,6 +125,10 @@ function drawHistory(now) {
   }
   const series = loud ? [["s", "#4aa8ff", (p) => p.s], ["m", "rgba(216,222,230,.55)", (p) => p.m]]
     : Array.from({length: info.channels}, (_, c) => ["rms-" + c, ["#4aa8ff", "#35d07f", "#f2c94c", "#ff5a5f"][c % 4], (p) => p.rms[c] - OFF]);
+  series.forEach(([key, colour], k) => {
+    const label = loud ? (key === "s" ? "short-term" : "momentary") : channelLabel(k, info.channels);
+    out += "<text class='legend' x='" + (L + pw - 4) + "' y='" + (T + 12 + 13 * k) + "' text-anchor='end' style='fill:" + colour + "'>" + label + "</text>";
+  });
   for (const [key, colour, value] of series) {
     const d = shown.map((p, i) => (i ? "L" : "M") + x(p.t).toFixed(2) + " " + y(value(p)).toFixed(2)).join("");
     out += "<path class='series' data-series='" + key + "' stroke='" + colour + "' d='" + d + "'></path>";
@@ -124,7 +136,7 @@ function drawHistory(now) {
   if (loud && info.target_lufs !== undefined) {
     const yy = y(info.target_lufs).toFixed(2);
     out += "<line class='target' id='hist-target' x1='" + L + "' x2='" + (L + pw) + "' y1='" + yy + "' y2='" + yy + "'></line>" +
-      "<text x='" + (L + pw - 4) + "' y='" + (yy - 4) + "' text-anchor='end'>target " + info.target_lufs.toFixed(1) + "</text>";
+      "<text x='" + (L + pw / 2) + "' y='" + (yy - 4) + "' text-anchor='middle'>target " + info.target_lufs.toFixed(1) + "</text>";
   }
   const lastI = hist.length ? hist[hist.length - 1].i : undefined;
   if (loud && lastI !== undefined && lastI > -159.99) {
