@@ -79,10 +79,10 @@ extension LiveSuite.Listen {
         let drawnText = try #require(drawn)
         let o = try #require(try JSONSerialization.jsonObject(with: Data(drawnText.utf8)) as? [String: Any])
         let paths = try #require(o["paths"] as? [[String]])
-        #expect(paths.map(\.first) == ["rms-0", "rms-1"])
+        #expect(paths.map(\.first) == ["rms-0", "rms-1"], "\(paths.map(\.first))")
         let ticks = try #require(o["ticks"] as? [[Double]])
         let top = try #require(ticks.first), bottom = try #require(ticks.last)
-        #expect(top[1] == 0 && bottom[1] == -60)
+        #expect(top[1] == 0 && bottom[1] == -60, "ticks \(ticks)")
         let y = { (db: Double) in top[0] + (min(0, max(-60, db)) - top[1]) / (bottom[1] - top[1]) * (bottom[0] - top[0]) }
         let t = retained.map { $0.double("t") ?? 0 }
         for (c, p) in paths.enumerated() {
@@ -99,7 +99,8 @@ extension LiveSuite.Listen {
             if c == 0 {
                 let events = lines.filter { $0.type == "event" }
                 let marks = try #require(o["marks"] as? [[Any]])
-                #expect(events.count >= 2 && marks.map { $0[0] as? String } == events.map { $0.object["event"] as? String })
+                #expect(events.count >= 2 && marks.map { $0[0] as? String } == events.map { $0.object["event"] as? String },
+                        "marks \(marks), events \(events.map(\.raw))")
                 for (e, mark) in zip(events, marks) {
                     let at = x(e.double("t") ?? 0), drawnAt = mark[1] as? Double ?? 0
                     #expect(abs(drawnAt - at) <= 1, "\(e.raw): marker at \(drawnAt), the time axis puts it at \(at)")

@@ -112,4 +112,19 @@ import Testing
         #expect(all[i - 1]["pos"] as? Int == 4800 * (total - 100))
         #expect(try Self.objects(h.lines(seconds: 5)).allSatisfy { $0["type"] as? String == "frame" })
     }
+
+    @Test("a silence from the very start (an event at pos 0) is served after the first frame")
+    func eventAtTheStart() throws {
+        var encoder = NDJSONEncoder()
+        let info = Self.info(fps: 10)
+        _ = encoder.start(info)
+        var h = Retention(info)
+        let e = MeterEvent(.silenceStart, pos: 0)
+        h.history.note(encoder.event(e, ts: nil), pos: 0, stream: nil)
+        for k in 1...3 {
+            let f = MeterFrame(pos: 4800 * k, rmsDb: [-160, -160], peakDb: [-160, -160])
+            h.frame(f, line: encoder.frame(f))
+        }
+        #expect(try Self.objects(h.lines(seconds: 600)).map { $0["type"] as? String } == ["frame", "event", "frame"])
+    }
 }

@@ -54,7 +54,8 @@ public struct FrameHistory: Sendable {
     public var count: Int { frames.count }
 
     /// The frames of the last `seconds` (all that are held when fewer), oldest first, each
-    /// event or gap line after the frame whose time it falls in; nothing before the first frame.
+    /// event or gap line after the frame whose time it falls in (one at the first frame's slot's
+    /// start, a silence from pos 0, included); nothing before the first frame's slot.
     public func lines(seconds: Double) -> [UInt8] {
         let held = Self.ordered(frames, next: nextFrame)
         guard let newest = held.last, rate > 0 else { return [] }
@@ -62,7 +63,7 @@ public struct FrameHistory: Sendable {
         let kept = held.filter { Double($0.pos) > from }
         guard let first = kept.first else { return [] }
         let earliest = first.pos - rate / HistorySlots.perSecond
-        var marks = Self.ordered(events, next: nextEvent).filter { $0.pos > earliest && $0.pos <= newest.pos }[...]
+        var marks = Self.ordered(events, next: nextEvent).filter { $0.pos >= earliest && $0.pos <= newest.pos }[...]
         var out: [UInt8] = []
         for h in kept {
             out += h.line
