@@ -26,6 +26,14 @@ import Testing
         var count: Int { history.count }
     }
 
+    /// An encoder and a retention, both started on a stream of `fps` frames per second.
+    static func started(fps: Double) -> (NDJSONEncoder, Retention) {
+        var encoder = NDJSONEncoder()
+        let info = Self.info(fps: fps)
+        _ = encoder.start(info)
+        return (encoder, Retention(info))
+    }
+
     static func objects(_ bytes: [UInt8]) throws -> [[String: Any]] {
         try String(decoding: bytes, as: UTF8.self).split(separator: "\n").map {
             try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
@@ -83,10 +91,7 @@ import Testing
 
     @Test("at most 10 minutes at 10 frames per second; seconds=N returns the last N s, N beyond it all that is held; events after their frame")
     func boundAndWindow() throws {
-        var encoder = NDJSONEncoder()
-        let info = Self.info(fps: 10)
-        _ = encoder.start(info)
-        var h = Retention(info)
+        var (encoder, h) = Self.started(fps: 10)
         let total = FrameHistory.capacity + 250
         for k in 1...total {
             let f = MeterFrame(pos: 4800 * k, rmsDb: [-30, -30], peakDb: [-20, -20])
@@ -115,10 +120,7 @@ import Testing
 
     @Test("a silence from the very start (an event at pos 0) is served after the first frame")
     func eventAtTheStart() throws {
-        var encoder = NDJSONEncoder()
-        let info = Self.info(fps: 10)
-        _ = encoder.start(info)
-        var h = Retention(info)
+        var (encoder, h) = Self.started(fps: 10)
         let e = MeterEvent(.silenceStart, pos: 0)
         h.history.note(encoder.event(e, ts: nil), pos: 0, stream: nil)
         for k in 1...3 {
