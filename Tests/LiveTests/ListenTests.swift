@@ -62,7 +62,8 @@ extension LiveSuite {
             }
         }
 
-        static func startMeter(_ args: [String], server: PulseServer, port: Int? = nil, seconds: Double = 40) throws -> Meter {
+        static func startMeter(_ args: [String], server: PulseServer, port: Int? = nil, seconds: Double = 40,
+                               samples: [Int16]? = nil) throws -> Meter {
             server.drainFeed()
             let port = try port ?? HTTP.freePort()
             let p = try pulsemeter(["monitor", "-d", server.feedSource, "-f", "ndjson", "--listen", "127.0.0.1:\(port)"] + args,
@@ -71,7 +72,7 @@ extension LiveSuite {
                 p.kill()
                 throw LiveSetupError("no start line within 15 s; stderr: \(p.stderrText)")
             }
-            let feeder = server.startFeeding(sine(seconds: seconds), speed: 1)
+            let feeder = server.startFeeding(samples ?? sine(seconds: seconds), speed: 1)
             return Meter(process: p, start: start, port: port, feeder: feeder, server: server)
         }
 

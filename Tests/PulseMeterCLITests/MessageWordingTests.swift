@@ -131,6 +131,12 @@ import Testing
         }
     }
 
+    /// The line a run that serves says when it starts listening (CONTRACT.md "Network").
+    @Test func servingLine() {
+        #expect(LiveCommands.serving(host: "127.0.0.1", port: 9412) == "serving http://127.0.0.1:9412/")
+        #expect(LiveCommands.serving(host: "::1", port: 8080) == "serving http://[::1]:8080/")
+    }
+
     /// The exit statuses of the error kinds, written out here (the sysexits.h numbers).
     @Test func exitCodesOfKinds() {
         #expect(PulsemeterError(.usage, "").exitCode == 64)

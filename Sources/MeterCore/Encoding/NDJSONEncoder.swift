@@ -33,6 +33,7 @@ public struct NDJSONEncoder {
         line.field("hop", s.hop)
         line.field("window", s.window)
         if s.loudness { line.field("loudness", true) }
+        if let target = s.targetLufs { line.field("target_lufs", target, decimals: 2) }
         if let spl = s.spl { soundLevelStart(spl) }
         if let meter = s.meter {
             line.field("meter", meter.rawValue)
@@ -83,6 +84,7 @@ public struct NDJSONEncoder {
             line.field("lufs_s", l.shortTerm, decimals: 2)
             line.field("lufs_i", l.integrated, decimals: 2)
             if let r = l.range { line.field("lra", r, decimals: 2) }
+            if let tp = l.truePeakDb { line.field("true_peak_db", tp, decimals: 2) }
             if let tp = l.truePeakDb?.max() {
                 line.field("plr_db", PeakToLoudness.ratio(peak: tp, loudness: l.integrated), decimals: 2)
             }

@@ -2,13 +2,16 @@ import MeterCore
 
 /// The sink behind `--listen`: every NDJSON line of the run, as `NDJSONSink` writes it, goes
 /// to the `MonitorHTTPServer`'s streams, and each call updates the state its /metrics and
-/// /status show. Runs on the analysis thread and never waits on a client.
+/// /status show and the history /history serves (`HistorySlots` into `FrameHistory`). Runs on
+/// the analysis thread and never waits on a client.
 public final class HTTPSink: FrameSink {
     public let server: MonitorHTTPServer
     private let lines = LineCollector()
     /// The lines are written as the run's output writes them: without event lines when the
     /// events are detected for the silence gauge only (`WithoutEventsSink`).
     private let ndjsonLines: any FrameSink
+    /// The frames merged into /history's slots.
+    private var slots: HistorySlots
 
     /// `levelFloorDb`: the floor of the frames' `level`, as the run's own NDJSON has it, so
     /// /events carries exactly the lines `-f ndjson` prints. `eventLines` false: the run
@@ -16,6 +19,7 @@ public final class HTTPSink: FrameSink {
     public init(server: MonitorHTTPServer, levelFloorDb: Double? = nil, eventLines: Bool = true) {
         self.server = server
         let ndjson = NDJSONSink(output: lines, levelFloorDb: levelFloorDb)
+        slots = HistorySlots(levelFloorDb: levelFloorDb)
         ndjsonLines = eventLines ? ndjson : WithoutEventsSink(ndjson)
     }
 
@@ -23,17 +27,28 @@ public final class HTTPSink: FrameSink {
         try ndjsonLines.start(info)
         let written = lines.take()
         server.publish(written, frame: false) { $0.start(info, line: written.first ?? []) }
+        if slots.start(info) { server.history { $0 = FrameHistory(rate: info.settings.rate) } }
     }
 
     public func frame(_ frame: MeterFrame) throws {
         try ndjsonLines.frame(frame)
         let written = lines.take()
         server.publish(written, frame: true) { $0.frame(frame, line: written.first ?? []) }
+        // The period and day lines that ended come first, the frame's events after it.
+        let at = (frame.period == nil ? 0 : 1) + (frame.day == nil ? 0 : 1)
+        guard at < written.count else { return }
+        let closed = slots.frame(frame, line: written[at])
+        server.history { h in
+            if let closed { h.append(closed.line, pos: closed.pos) }
+            for (e, line) in zip(frame.events, written.dropFirst(at + 1)) { h.note(line, pos: e.pos, stream: frame.stream) }
+        }
     }
 
     public func gap(_ gap: StreamGap) throws {
         try ndjsonLines.gap(gap)
-        server.publish(lines.take(), frame: false) { $0.gap(gap) }
+        let written = lines.take()
+        server.publish(written, frame: false) { $0.gap(gap) }
+        server.history { h in for line in written { h.note(line, pos: gap.pos, stream: gap.stream) } }
     }
 
     public func device(_ change: DeviceChange) throws {
@@ -49,7 +64,9 @@ public final class HTTPSink: FrameSink {
 
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
         try ndjsonLines.event(event, ts: ts, stream: stream)
-        server.publish(lines.take(), frame: false) { _ in }
+        let written = lines.take()
+        server.publish(written, frame: false) { _ in }
+        server.history { h in for line in written { h.note(line, pos: event.pos, stream: stream) } }
     }
 
     public func end(_ summary: StreamSummary) throws {

@@ -66,6 +66,9 @@ public final class MonitorHTTPServer: @unchecked Sendable {
     public let host: String
     public let port: Int
     fileprivate let shared: Locked<Shared>
+    /// What /history serves: written by the sink under its own lock, copied out (not
+    /// rendered) under it by a request.
+    private let retained = Locked(FrameHistory())
     private var daemon: MicroHTTPDaemon?
     private let progress: @Sendable () -> LiveProgress
     private let tickerDone = Wakeup()
@@ -113,6 +116,11 @@ public final class MonitorHTTPServer: @unchecked Sendable {
         for c in wake { c.resume() }
     }
 
+    /// Applies `update` to the history /history serves.
+    func history(_ update: (inout FrameHistory) -> Void) {
+        retained.withLock { update(&$0) }
+    }
+
     /// Marks suspended clients that `wanted` as running again; the caller resumes them once
     /// the lock is released (so the daemon's lock is never taken inside this one).
     private static func resumable(_ s: inout Shared, _ wanted: (Client) -> Bool) -> [MicroHTTPDaemon.Connection] {
@@ -154,7 +162,8 @@ public final class MonitorHTTPServer: @unchecked Sendable {
     // MARK: the daemon's thread
 
     private func respond(to request: MicroHTTPDaemon.Request) -> MicroHTTPDaemon.Response {
-        let route = HTTPRoute.resolve(method: request.method, path: request.path, frames: request.argument("frames"))
+        let route = HTTPRoute.resolve(method: request.method, path: request.path, frames: request.argument("frames"),
+                                    seconds: request.argument("seconds"))
         let common = [("Cache-Control", "no-store"), ("Access-Control-Allow-Origin", "*")]
         func text(_ status: Int, _ body: String, _ extra: [(String, String)] = []) -> MicroHTTPDaemon.Response {
             .init(status: status, headers: common + [("Content-Type", "text/plain; charset=utf-8")] + extra, body: .bytes(Array(body.utf8)))
@@ -163,7 +172,8 @@ public final class MonitorHTTPServer: @unchecked Sendable {
             return text(503, "too many clients (at most \(Self.maxClients))\n", [("Retry-After", "5")])
         }
         switch route {
-        case .notFound: return text(404, "not found: try /, /metrics, /events or /status\n")
+        case .notFound: return text(404, "not found: try /, /metrics, /events, /history or /status\n")
+        case .badRequest(let why): return text(400, why + "\n")
         case .methodNotAllowed: return text(405, "only GET and HEAD\n", [("Allow", "GET, HEAD")])
         case .metrics:
             var state = snapshot()
@@ -174,8 +184,13 @@ public final class MonitorHTTPServer: @unchecked Sendable {
             return .init(status: 200, headers: common + [("Content-Type", "application/json")],
                          body: .bytes(StatusDocument.render(snapshot())))
         case .page:
-            return .init(status: 200, headers: common + [("Content-Type", "text/html; charset=utf-8")],
+            return .init(status: 200, headers: common + [("Content-Type", "text/html; charset=utf-8"),
+                                                         ("Content-Security-Policy", MeterPage.contentSecurityPolicy)],
                          body: .bytes(MeterPage.html))
+        case .history(let seconds):
+            let held = retained.withLock { $0 }
+            return .init(status: 200, headers: common + [("Content-Type", "application/x-ndjson")],
+                         body: .bytes(request.method == "HEAD" ? [] : held.lines(seconds: seconds)))
         case .events(let frames):
             let headers = common + [("Content-Type", ServerSentEvent.contentType), ("X-Accel-Buffering", "no")]
             if request.method == "HEAD" { return .init(status: 200, headers: headers, body: .bytes([])) }

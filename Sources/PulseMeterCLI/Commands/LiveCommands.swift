@@ -104,7 +104,7 @@ enum LiveCommands {
             let eventLines = MeterOptions.eventLines(a)
             if !eventLines { sink = WithoutEventsSink(sink) }
             sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor, eventLines: eventLines)])
-            CLI.note(serving(source, listening))
+            CLI.note(serving(host: listening.host, port: listening.port))
         }
         defer { server?.finish() }
         sink = try MQTTOptions.attach(a, to: sink, client: mqtt, source: source, periods: a.has("interval"),
@@ -176,9 +176,9 @@ enum LiveCommands {
         return ansi
     }
 
-    /// The one stderr line of a run that serves: what it meters, and where.
-    static func serving(_ source: String, _ listening: ListeningSocket) -> String {
-        "metering \(source), serving http://\(ListenOptions.display(host: listening.host, port: listening.port))/"
+    /// The one stderr line of a run that serves, when it starts listening: where.
+    static func serving(host: String, port: Int) -> String {
+        "serving http://\(ListenOptions.display(host: host, port: port))/"
     }
 
     /// `--listen`: the HTTP server beside the run's other sinks, on the socket already bound.
