@@ -32,9 +32,10 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD",
             providers: [.apt(["libmicrohttpd-dev"])]),
-        // The MQTT client of --mqtt (its own network thread: mosquitto_loop_start).
+        // The MQTT client of --mqtt (its own network thread: mosquitto_loop_start). Loaded at
+        // run time by its wrapper (dlopen), not linked: no pkg-config link flags.
         .systemLibrary(
-            name: "CMosquitto", pkgConfig: "libmosquitto",
+            name: "CMosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(
             name: "CEBUR128", pkgConfig: "libebur128",

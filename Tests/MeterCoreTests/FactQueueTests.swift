@@ -8,10 +8,14 @@ import Testing
 @Suite struct FactQueueTests {
     @Test func takesInOrderUpToTheFirstFactNotDue() {
         let q = FactQueue<Int>(capacity: 8)
+        #expect(q.isEmpty)
         for pos in [3, 5, 9, 4] { #expect(q.push(pos)) }
+        #expect(!q.isEmpty)
         #expect(q.take { $0 <= 5 } == [3, 5], "stops at 9: what follows it waits, 4 too")
         #expect(q.take { $0 <= 8 } == [])
+        #expect(!q.isEmpty, "9 and 4 still wait")
         #expect(q.take { $0 <= 9 } == [9, 4])
+        #expect(q.isEmpty)
         #expect(q.take { _ in true } == [])
     }
 

@@ -122,6 +122,24 @@ import Testing
         #expect(String(decoding: b.bytes, as: UTF8.self) == "[]")
     }
 
+    @Test func numbersAreTheNumbersOneByOne() {
+        // More numbers than the builder's first capacity holds: the array makes its room once.
+        var rng = SeededRNG(seed: 41)
+        let values = (0..<200).map { _ in Double.random(in: -170...20, using: &rng) } + [-0.004, 0.005, -0.005, 9.995]
+        for decimals in [0, 2, 3, 5] {
+            let whole = JSONLineBuilder(capacity: 64), single = JSONLineBuilder(capacity: 64)
+            whole.raw("x")
+            whole.numbers(values, decimals: decimals)
+            single.raw("x[")
+            for (i, v) in values.enumerated() {
+                if i > 0 { single.byte(UInt8(ascii: ",")) }
+                single.number(v, decimals: decimals)
+            }
+            single.byte(UInt8(ascii: "]"))
+            #expect(whole.bytes == single.bytes, "decimals \(decimals)")
+        }
+    }
+
     @Test func encoderLinesAreValidJSON() throws {
         var enc = NDJSONEncoder()
         let settings = MeterSettings(rate: 48000, channels: 2, bands: 4)

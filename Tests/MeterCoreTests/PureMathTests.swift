@@ -16,7 +16,8 @@ import Testing
             #expect(Self.close(PureMath.log(v), Foundation.log(v), 1e-13), "log(\(v))")
             #expect(Self.close(PureMath.log10(v), Foundation.log10(v), 1e-13), "log10(\(v))")
         }
-        for v in [1.0, 2.0, 10.0, 0.5, 1e-300, Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude, 1.4142135623730951] {
+        for v in [1.0, 2.0, 10.0, 0.5, 1e-300, Double.leastNormalMagnitude / 1024, Double.leastNonzeroMagnitude * 6071, Double.leastNormalMagnitude, Double.leastNonzeroMagnitude,
+                  Double.greatestFiniteMagnitude, 1.4142135623730951, 1.4142135623730954] {
             #expect(Self.close(PureMath.log(v), Foundation.log(v), 1e-13), "log(\(v))")
         }
         #expect(PureMath.log(0) == -.infinity)

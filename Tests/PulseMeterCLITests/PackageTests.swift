@@ -74,7 +74,7 @@ import Testing
         #expect(package.out == deb + "\n", "scripts/package printed \(package.out)")
         try #require(FileManager.default.fileExists(atPath: deb), "no \(deb)")
 
-        // Its fields: Depends from dpkg-shlibdeps plus libmicrohttpd (loaded with dlopen).
+        // Its fields: Depends from dpkg-shlibdeps plus libmicrohttpd and libmosquitto (loaded with dlopen).
         func field(_ name: String) throws -> String {
             try Tool.exec("/usr/bin/dpkg-deb", ["-f", deb, name]).out.trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -84,7 +84,7 @@ import Testing
         let depends = try field("Depends")
         let dependedOn = depends.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         // (A prefix: Debian 13 renamed some for 64-bit time, libmicrohttpd12t64.)
-        for library in ["libc6 (>= ", "libpulse0 (>= ", "libsndfile1", "libfftw3-single3 (>= ", "libmicrohttpd12"] {
+        for library in ["libc6 (>= ", "libpulse0 (>= ", "libsndfile1", "libfftw3-single3 (>= ", "libmicrohttpd12", "libmosquitto1"] {
             #expect(dependedOn.contains { $0.hasPrefix(library) }, "Depends lacks \(library): \(depends)")
         }
 

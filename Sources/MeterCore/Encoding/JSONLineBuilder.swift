@@ -133,25 +133,30 @@ public final class JSONLineBuilder {
     /// A finite number with at most `decimals` (0...6) digits after the point, trailing zeros
     /// dropped but one (`-20.0`); never `-0.0`.
     public func number(_ v: Double, decimals: Int) {
-        reserve(48)
+        reserve(Self.numberBytes)
+        count = Self.writeNumber(v, decimals: decimals, into: storage, at: count)
+    }
+
+    /// The most bytes `writeNumber` writes (with room to spare).
+    private static var numberBytes: Int { 48 }
+
+    /// `number` at `buf[at...]` (at most `numberBytes` bytes); returns the end.
+    @inline(__always)
+    private static func writeNumber(_ v: Double, decimals: Int, into buf: UnsafeMutablePointer<UInt8>, at: Int) -> Int {
         guard v.isFinite, abs(v) < 9e12 else {
             // Never expected: callers bound their values. Keep the line valid JSON anyway.
-            storage[count] = UInt8(ascii: "0")
-            count += 1
-            return
+            buf[at] = UInt8(ascii: "0")
+            return at + 1
         }
-        let p = Self.power10(decimals)
+        let p = power10(decimals)
         // Round half away from zero, like `rounded()`, without a libm call (baseline x86-64
         // has no rounding instruction): t - trunc(t) is exact.
         let t = v * Double(p)
         var units = Int64(t)
         let f = t - Double(units)
         if f >= 0.5 { units += 1 } else if f <= -0.5 { units -= 1 }
-        if decimals == 2 {
-            count = Self.writeCenti(units, into: storage, at: count)
-            return
-        }
-        count = Self.writeFixed(units, decimals: decimals, into: storage, at: count)
+        if decimals == 2 { return writeCenti(units, into: buf, at: at) }
+        return writeFixed(units, decimals: decimals, into: buf, at: at)
     }
 
     /// `units / 10^decimals` as text at `buf[at...]` (at most 32 bytes); returns the end.
@@ -241,13 +246,22 @@ public final class JSONLineBuilder {
         byte(UInt8(ascii: "]"))
     }
 
-    /// `[a,b,...]` of numbers.
+    /// `[a,b,...]` of numbers, room for all of them made once (a live frame's 64 bands are
+    /// most of its line).
     public func numbers(_ values: [Double], decimals: Int) {
-        byte(UInt8(ascii: "["))
-        for (i, v) in values.enumerated() {
-            if i > 0 { byte(UInt8(ascii: ",")) }
-            number(v, decimals: decimals)
+        reserve(2 + values.count * (Self.numberBytes + 1))
+        let buf = storage
+        var i = count
+        buf[i] = UInt8(ascii: "[")
+        i += 1
+        for (k, v) in values.enumerated() {
+            if k > 0 {
+                buf[i] = UInt8(ascii: ",")
+                i += 1
+            }
+            i = Self.writeNumber(v, decimals: decimals, into: buf, at: i)
         }
-        byte(UInt8(ascii: "]"))
+        buf[i] = UInt8(ascii: "]")
+        count = i + 1
     }
 }

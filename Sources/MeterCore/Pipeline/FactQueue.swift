@@ -62,6 +62,10 @@ public final class FactQueue<Element: Sendable>: @unchecked Sendable {
         return taken
     }
 
+    /// Consumer: true when no fact waits (two atomic loads, nothing generic to instantiate: the
+    /// analysis asks at every wake-up before it takes).
+    public var isEmpty: Bool { head.load(ordering: .relaxed) == tail.load(ordering: .acquiring) }
+
     /// Facts refused because the queue was full.
     public var refused: Int { refusedCount.load(ordering: .relaxed) }
 }

@@ -17,8 +17,7 @@ public enum PureMath {
         if x == 0 { return -.infinity }
         if x.isInfinite { return .infinity }
         // x = m * 2^e with m in [sqrt(1/2), sqrt(2)).
-        var m = x.significand        // [1, 2)
-        var e = Double(x.exponent)
+        var (m, e) = significandAndExponent(x)  // m in [1, 2)
         if m > 1.414_213_562_373_095_048_801_688 {
             m *= 0.5
             e += 1
@@ -38,6 +37,18 @@ public enum PureMath {
         let p89 = 1.0 / 17 + s2 * (1.0 / 19)
         let sum = (p01 + s4 * p23) + s8 * ((p45 + s4 * p67) + s8 * p89)
         return e * ln2 + 2 * s * sum
+    }
+
+    /// `x.significand` and `x.exponent` of a finite x > 0, the same values: for a normal
+    /// number read from its bits (the standard library's getters are calls, and a live frame
+    /// takes some seventy logarithms), for a subnormal one from the getters.
+    @inline(__always)
+    private static func significandAndExponent(_ x: Double) -> (Double, Double) {
+        let bits = x.bitPattern
+        let biased = Int(truncatingIfNeeded: bits >> 52)  // x > 0: no sign bit
+        guard biased != 0 else { return (x.significand, Double(x.exponent)) }
+        let m = Double(bitPattern: bits & 0x000F_FFFF_FFFF_FFFF | 0x3FF0_0000_0000_0000)
+        return (m, Double(biased - 1023))
     }
 
     /// Base-10 logarithm.

@@ -54,10 +54,12 @@ public final class MQTTClient: MQTTPublisher, @unchecked Sendable {
     private let settings: Settings
     private let shared: Locked<Shared>
     private let problem: @Sendable (Problem) -> Void
+    /// libmosquitto, loaded by the first client (`MosquittoLibrary`).
+    private let lib: MosquittoLibrary
     private var mosq: OpaquePointer?
 
     public enum Failure: Error, Equatable {
-        /// libmosquitto would not set up the client (its wording).
+        /// libmosquitto could not be loaded, or would not set up the client (its wording).
         case setup(String)
     }
 
@@ -67,29 +69,33 @@ public final class MQTTClient: MQTTPublisher, @unchecked Sendable {
         self.settings = settings
         self.problem = problem
         shared = Locked(Shared(outbox: MQTTOutbox(limit: settings.queueLimit)))
-        mosquitto_lib_init()
-        guard let m = mosquitto_new(nil, true, Unmanaged.passUnretained(self).toOpaque()) else {
+        switch MosquittoLibrary.loaded {
+        case .success(let loaded): lib = loaded
+        case .failure(let failure): throw .setup(failure.reason)
+        }
+        _ = lib.libInit()
+        guard let m = lib.new(nil, true, Unmanaged.passUnretained(self).toOpaque()) else {
             throw .setup(Self.errnoText())
         }
         mosq = m
         let a = settings.address
-        if let user = a.user { try check(mosquitto_username_pw_set(m, user, settings.password)) }
+        if let user = a.user { try check(lib.usernamePasswordSet(m, user, settings.password)) }
         let offline = MQTTTopics.offline
-        try check(mosquitto_will_set(m, settings.statusTopic, Int32(offline.count), offline, 1, true))
+        try check(lib.willSet(m, settings.statusTopic, Int32(offline.count), offline, 1, true))
         if a.tls {
             if let ca = settings.caFile {
-                try check(mosquitto_tls_set(m, ca, nil, nil, nil, nil))
+                try check(lib.tlsSet(m, ca, nil, nil, nil, nil))
             } else {
-                try check(mosquitto_int_option(m, MOSQ_OPT_TLS_USE_OS_CERTS, 1))
+                try check(lib.intOption(m, MOSQ_OPT_TLS_USE_OS_CERTS, 1))
             }
         }
-        try check(mosquitto_reconnect_delay_set(m, 1, 30, true))
-        mosquitto_connect_callback_set(m) { _, obj, rc in MQTTClient.client(obj).connected(rc) }
-        mosquitto_disconnect_callback_set(m) { _, obj, rc in MQTTClient.client(obj).disconnected(rc) }
-        mosquitto_publish_callback_set(m) { _, obj, _ in MQTTClient.client(obj).written() }
-        let rc = mosquitto_connect_async(m, a.host, Int32(a.port), 30)
-        if rc != MOSQ_ERR_SUCCESS.rawValue { say(.unreachable(Self.text(rc))) }  // the loop retries
-        try check(mosquitto_loop_start(m))
+        try check(lib.reconnectDelaySet(m, 1, 30, true))
+        lib.connectCallbackSet(m) { _, obj, rc in MQTTClient.client(obj).connected(rc) }
+        lib.disconnectCallbackSet(m) { _, obj, rc in MQTTClient.client(obj).disconnected(rc) }
+        lib.publishCallbackSet(m) { _, obj, _ in MQTTClient.client(obj).written() }
+        let rc = lib.connectAsync(m, a.host, Int32(a.port), 30)
+        if rc != MOSQ_ERR_SUCCESS.rawValue { say(.unreachable(text(rc))) }  // the loop retries
+        try check(lib.loopStart(m))
     }
 
     /// The broker's password from the environment (`PULSEMETER_MQTT_PASSWORD`), never from
@@ -99,7 +105,7 @@ public final class MQTTClient: MQTTPublisher, @unchecked Sendable {
     }
 
     deinit {
-        if let mosq { mosquitto_destroy(mosq) }
+        if let mosq { lib.destroy(mosq) }
     }
 
     private static func client(_ obj: UnsafeMutableRawPointer?) -> MQTTClient {
@@ -107,11 +113,11 @@ public final class MQTTClient: MQTTPublisher, @unchecked Sendable {
     }
 
     private func check(_ rc: Int32) throws(Failure) {
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .setup(Self.text(rc)) }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { throw .setup(text(rc)) }
     }
 
-    private static func text(_ rc: Int32) -> String {
-        rc == MOSQ_ERR_ERRNO.rawValue ? errnoText() : String(cString: mosquitto_strerror(rc))
+    private func text(_ rc: Int32) -> String {
+        rc == MOSQ_ERR_ERRNO.rawValue ? Self.errnoText() : lib.strerror(rc).map { String(cString: $0) } ?? "error \(rc)"
     }
 
     private static func errnoText() -> String { String(cString: strerror(errno)) }
@@ -150,10 +156,10 @@ public final class MQTTClient: MQTTPublisher, @unchecked Sendable {
             if s.connected { send(MQTTMessage(topic: settings.statusTopic, payload: MQTTTopics.offline, retained: true), &s) }
             return s.connected
         }
-        mosquitto_disconnect(mosq)
+        _ = lib.disconnect(mosq)
         // Connected: the loop writes `offline` and the disconnection, then ends. Not connected:
         // it may be waiting to reconnect, which nothing needs now.
-        mosquitto_loop_stop(mosq, !connected)
+        _ = lib.loopStop(mosq, !connected)
         return shared.withLock { $0.outbox.dropped + $0.lost + $0.outbox.count }
     }
 
@@ -164,7 +170,7 @@ public final class MQTTClient: MQTTPublisher, @unchecked Sendable {
 
     private func connected(_ rc: Int32) {
         guard rc == 0 else {
-            say(.refused(String(cString: mosquitto_connack_string(rc))))
+            say(.refused(lib.connackString(rc).map { String(cString: $0) } ?? "refused (\(rc))"))
             return
         }
         shared.withLock { s in
@@ -182,7 +188,7 @@ public final class MQTTClient: MQTTPublisher, @unchecked Sendable {
             if rc != 0 { s.lost += s.inFlight }  // 0: the disconnection `finish` asked for, after them
             s.inFlight = 0
         }
-        if rc != 0 && rc != MOSQ_ERR_CONN_REFUSED.rawValue { say(.unreachable(Self.text(rc))) }
+        if rc != 0 && rc != MOSQ_ERR_CONN_REFUSED.rawValue { say(.unreachable(text(rc))) }
     }
 
     private func written() {
@@ -207,7 +213,7 @@ public final class MQTTClient: MQTTPublisher, @unchecked Sendable {
 
     private func send(_ m: MQTTMessage, _ s: inout Shared) {
         let rc = m.payload.withUnsafeBytes { p in
-            mosquitto_publish(mosq, nil, m.topic, Int32(p.count), p.baseAddress, m.retained ? 1 : 0, m.retained)
+            lib.publish(mosq, nil, m.topic, Int32(p.count), p.baseAddress, m.retained ? 1 : 0, m.retained)
         }
         if rc == MOSQ_ERR_SUCCESS.rawValue { s.inFlight += 1 } else { s.lost += 1 }
     }

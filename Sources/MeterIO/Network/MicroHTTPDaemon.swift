@@ -102,22 +102,15 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         let destroy: CMicroHTTPD_destroy_response_function
 
         /// The library, or why it could not be loaded (`dlerror`, or the function missing).
-        static let loaded: Result<Library, LoadFailure> = Result { () throws(LoadFailure) in try Library() }
-
-        struct LoadFailure: Error {
-            let reason: String
+        static let loaded: Result<Library, RuntimeLibrary.LoadFailure> = Result { () throws(RuntimeLibrary.LoadFailure) in
+            try Library()
         }
 
-        private init() throws(LoadFailure) {
-            guard let lib = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL) else {
-                throw LoadFailure(reason: dlerror().map { String(cString: $0) } ?? "dlopen failed")
-            }
-            func find(_ name: String) throws(LoadFailure) -> UnsafeMutableRawPointer {
-                guard let f = dlsym(lib, name) else { throw LoadFailure(reason: "libmicrohttpd has no \(name)") }
-                return f
-            }
-            func find<F>(_ name: String, as _: F.Type) throws(LoadFailure) -> F {
-                unsafeBitCast(try find(name), to: F.self)
+        private init() throws(RuntimeLibrary.LoadFailure) {
+            let lib = try RuntimeLibrary("libmicrohttpd.so.12")
+            func find(_ name: String) throws(RuntimeLibrary.LoadFailure) -> UnsafeMutableRawPointer { try lib.function(name) }
+            func find<F>(_ name: String, as type: F.Type) throws(RuntimeLibrary.LoadFailure) -> F {
+                try lib.function(name, as: type)
             }
             startDaemon = try find("MHD_start_daemon")
             getConnectionInfo = try find("MHD_get_connection_info")

@@ -129,6 +129,7 @@ final class LiveAnalysis: @unchecked Sendable {
     }
 
     private func forwardFileEvents() {
+        guard session.recorder != nil else { return }  // only a recording has file events
         for e in stamped(session.fileEvents.take(), \.stream) { guarded { try sink.file(e) } }
     }
 
@@ -136,6 +137,8 @@ final class LiveAnalysis: @unchecked Sendable {
     /// of changes at or before `bound`, so each sits between the frames captured before and
     /// after it: a loss is written once the frames captured before it are, at once.
     private func emitGaps(upTo bound: Int) {
+        // At every wake-up and chunk, when all three are nearly always empty.
+        guard !(session.losses.isEmpty && session.gaps.isEmpty && session.deviceChanges.isEmpty) else { return }
         let losses = Self.take(session.losses, upTo: bound) { $0.event.pos }
         for l in losses { guarded { try sink.event(l.event, ts: l.ts, stream: pipeline.stream) } }
         let gaps = Self.take(session.gaps, upTo: bound) { $0.pos }
