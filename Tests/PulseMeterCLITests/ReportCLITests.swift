@@ -142,6 +142,7 @@ import Testing
         #expect(try String(contentsOfFile: page, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("")).sorted() == ["R.html", "tone.wav"],
                 "nothing left beside it")
+        Tool.expectError(try Tool.run(["analyze", input, "--force"]), 64, mentions: ["--report"])
     }
 
     @Test("200 files: index.html has a row per file with its end line's figures, linking to its page")

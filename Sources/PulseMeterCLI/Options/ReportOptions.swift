@@ -15,9 +15,7 @@ enum ReportOptions {
     /// `DIR/NAME.html` of `input`.
     static func page(_ a: ParsedArguments, input: String) throws -> FilePath? {
         guard let path = a.path("report") else {
-            if a.flag("force") && a.command == "analyze" {
-                throw PulsemeterError(.usage, "--force replaces an existing report; add --report PATH")
-            }
+            try forceNeedsReport(a)
             return nil
         }
         let page = isDirectory(path) ? pageName(input).inDirectory(path) : path
@@ -28,13 +26,23 @@ enum ReportOptions {
 
     /// The directory of a many-file report, made if missing; nil without `--report`.
     static func directory(_ a: ParsedArguments) throws -> FilePath? {
-        guard let path = a.path("report") else { return nil }
+        guard let path = a.path("report") else {
+            try forceNeedsReport(a)
+            return nil
+        }
         guard isDirectory(path) else {
             throw PulsemeterError(.usage, "--report \(path) names one page, but many files give a page each: give a directory, --report DIR/")
         }
         try make(path)
         try refuseExisting(FilePath(indexName).inDirectory(path), force: a.flag("force"))
         return path
+    }
+
+    /// analyze's `--force` is the report's: alone it replaces nothing.
+    private static func forceNeedsReport(_ a: ParsedArguments) throws(PulsemeterError) {
+        if a.flag("force") && a.command == "analyze" {
+            throw PulsemeterError(.usage, "--force replaces an existing report; add --report PATH")
+        }
     }
 
     /// `sink` with the report's sink beside it, writing `page` at the end.
