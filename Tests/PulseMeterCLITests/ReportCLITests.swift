@@ -129,6 +129,39 @@ import Testing
         #expect(dom.contains("Mean spectrum") && dom.contains("class=\"bar\""), "the mean spectrum's bars")
     }
 
+    @Test("--spl --octaves 3: the sound level and Leq timeline, and a bar per band at its end-line level")
+    func soundLevelAndOctaves() throws {
+        let dir = try TempDir()
+        let input = try Self.fixture(dir)
+        let page = dir.path("R.html")
+        let r = try Tool.run(["analyze", input, "--spl", "--octaves", "3", "--report", page, "-f", "ndjson"])
+        #expect(r.status == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        let (first, last) = (try #require(lines.first), try #require(lines.last))
+        let end = try #require(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        let start = try #require(JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+        let dom = try HeadlessChromium.render(page).dom
+        let unit = try #require(start["spl_unit"] as? String)
+        #expect(dom.contains("data-series=\"\(unit) mono\"") && dom.contains("data-series=\"Leq mono\""))
+        let svg = try #require(HeadlessChromium.matches("(<svg[^>]*class=\"bars\".*?</svg>)", in: dom).first?[0])
+        let head = try #require(HeadlessChromium.matches("(<svg[^>]*>)", in: svg).first?[0])
+        func number(_ name: String) throws -> Double { try #require(Double(HeadlessChromium.attribute(name, in: head) ?? "")) }
+        let (top, bottom, dbTop, dbBottom) = (try number("data-top"), try number("data-bottom"), try number("data-db-top"), try number("data-db-bottom"))
+        let bars = HeadlessChromium.matches("<rect class=\"bar\" data-db=\"[^\"]*\" x=\"[^\"]*\" y=\"([^\"]+)\"", in: svg).map { Double($0[0])! }
+        let bands = Tool.doubles(end["bands_db"])
+        #expect(bars.count == bands.count && bands.count == (start["bands_hz"] as? [Any])?.count)
+        for (y, db) in zip(bars, bands) {
+            let expected = top + (dbTop - min(max(db, dbBottom), dbTop)) / (dbTop - dbBottom) * (bottom - top)
+            #expect(abs(y - expected) <= 1, "band at \(db) dB drawn at \(y), expected \(expected)")
+        }
+        // The frequency axis: labels (thinned to fit) at band midbands, in Hz or kHz, and its unit.
+        let mids = ((start["bands_hz"] as? [[Double]]) ?? []).map { $0[1] }
+        let ticks = HeadlessChromium.matches("<text class=\"tick\" x=\"[^\"]*\" y=\"[^\"]*\" text-anchor=\"middle\">([0-9.]+k?)</text>", in: svg)
+            .map { $0[0].hasSuffix("k") ? Double($0[0].dropLast())! * 1000 : Double($0[0])! }
+        #expect(ticks.count >= 5 && ticks.allSatisfy { f in mids.contains { abs($0 - f) <= 0.01 * $0 } }, "\(ticks)")
+        #expect(svg.contains(">Hz</text>"))
+    }
+
     @Test("an existing report is left as it is without --force (73), replaced with it")
     func existingReport() throws {
         let dir = try TempDir()

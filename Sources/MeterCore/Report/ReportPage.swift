@@ -195,9 +195,10 @@ public struct ReportPage {
             .bars(title: title, unit: "dBFS", labels: labels, levels: levels)
     }
 
-    /// "63", "1k", "12.5k".
+    /// A frequency to 3 significant digits: "31.6", "126", "1.26k", "12.6k".
     static func hertz(_ f: Double) -> String {
-        if f < 1000 { return Markup.length((f * 10).rounded() / 10 >= 100 ? f.rounded() : (f * 10).rounded() / 10) }
-        return Markup.length((f / 100).rounded() / 10) + "k"
+        let (v, suffix) = f >= 1000 ? (f / 1000, "k") : (f, "")
+        let scale = v >= 100 ? 1.0 : v >= 10 ? 10.0 : 100.0
+        return Markup.length((v * scale).rounded() / scale) + suffix
     }
 }
