@@ -204,5 +204,18 @@ import Testing
         }
         let pages = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".html") }
         #expect(pages.count == 201)
+
+        // Its inline script sorts: a copy that clicks the lufs_i heading twice (descending)
+        // renders its rows loudest first.
+        let column = try #require(keys.firstIndex(of: "lufs_i"))
+        let clicked = index.replacingOccurrences(of: "</body>", with:
+            "<script>const h = document.querySelectorAll('#files th')[\(column)]; h.click(); h.click();</script></body>")
+        let copy = try dir.write(Array(clicked.utf8), "sorted.html")
+        let sorted = HeadlessChromium.matches("<tr><td class=\"name\">(.*?)</tr>", in: try HeadlessChromium.render(copy).dom)
+            .map { HeadlessChromium.matches("<td>([^<]*)</td>", in: $0[0]).map { $0[0] } }
+        let loudness = sorted.compactMap { Double($0[column - 1]) }
+        let listed = rows.compactMap { Double(HeadlessChromium.matches("<td>([^<]*)</td>", in: $0[2])[column - 1][0]) }
+        #expect(listed != listed.sorted(by: >), "the run's order is not already that order")
+        #expect(loudness.count == 200 && loudness == loudness.sorted(by: >), "sorted by lufs_i, descending")
     }
 }
