@@ -5,11 +5,11 @@
 _pulsemeter_commands="monitor record analyze waveform tag normalize play devices presets calibrate help"
 
 # Options per command, and the options that take no value (the rest take one).
-_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --interval --start-time --lden --events --silence-db --silence-min --clip-db --exec --exec-on --alarm --loudness --target --preset --tolerance --max-true-peak --dual-mono --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal -h --help"
+_pulsemeter_meter_opts="-r --rate -c --channels --fps --window --bands --fft-size --fmin --fmax -f --format -o --output --duration --interval --start-time --lden --events --silence-db --silence-min --clip-db --exec --exec-on --alarm --loudness --target --preset --tolerance --max-true-peak --dual-mono --octaves --meter --vu-ref --spl --weighting --time-weighting --calibration --mic-cal --report -h --help"
 _pulsemeter_opts_monitor="$_pulsemeter_meter_opts -d --device --url --reconnect --force --listen --mqtt --mqtt-every --mqtt-password-file --mqtt-ca --name --floor --no-history --record --bitrate --bits"
 _pulsemeter_opts_record="$_pulsemeter_meter_opts -d --device --url --reconnect --force --listen --mqtt --mqtt-every --mqtt-password-file --mqtt-ca --name --floor --no-history --bitrate --bits --split --trigger --hold --pre-roll --keep"
 _pulsemeter_many_opts="--files-from --files-from0 -0 --null -j --jobs --shard --unordered --recursive"
-_pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw --frames $_pulsemeter_many_opts"
+_pulsemeter_opts_analyze="$_pulsemeter_meter_opts --raw --frames --force $_pulsemeter_many_opts"
 _pulsemeter_opts_waveform="-n --bars -f --format --floor -o --output --width --height --color --gap --radius --played --played-color --normalize --bits --pixels-per-second --samples-per-pixel --split-channels --raw -r --rate -c --channels -h --help $_pulsemeter_many_opts"
 _pulsemeter_opts_tag="--album --dry-run --skip-existing --true-peak -f --format -o --output -h --help $_pulsemeter_many_opts"
 _pulsemeter_opts_normalize="-o --output --preset --target --max-true-peak --limit --album --force -h --help $_pulsemeter_many_opts"

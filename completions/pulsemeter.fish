@@ -93,6 +93,7 @@ complete -c pulsemeter -n $meter -l weighting -x -a 'A C Z' -d 'frequency weight
 complete -c pulsemeter -n $meter -l time-weighting -x -a 'F S I' -d 'time weighting (implies --spl)'
 complete -c pulsemeter -n $meter -l calibration -x -d 'dB SPL that reads as 0 dBFS (implies --spl)'
 complete -c pulsemeter -n $meter -l mic-cal -r -F -d 'measurement microphone calibration file (implies --spl)'
+complete -c pulsemeter -n $meter -l report -r -F -d 'an HTML report of the run (DIR/ for many files)'
 complete -c pulsemeter -n '__pulsemeter_command monitor record analyze waveform tag normalize play devices presets calibrate' -s h -l help -d 'show help'
 
 # Live capture: monitor, record.
@@ -132,6 +133,7 @@ complete -c pulsemeter -n $many -l shard -x -d 'only list positions K, K+N, ... 
 complete -c pulsemeter -n $many -l unordered -d 'each line as its file finishes'
 complete -c pulsemeter -n $many -l recursive -d 'a directory: the audio files under it, sorted'
 complete -c pulsemeter -n '__pulsemeter_command analyze' -l frames -d 'many files: also start and frame lines'
+complete -c pulsemeter -n '__pulsemeter_command analyze' -l force -d 'replace an existing report'
 
 # waveform
 set -l wave '__pulsemeter_command waveform'

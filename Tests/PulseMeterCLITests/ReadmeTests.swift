@@ -32,7 +32,7 @@ import Testing
                       "docs/recording.md", "docs/network.md", "docs/files.md",
                       "docs/sound-level-meter.md", "docs/waveform-formats.md", "docs/packaging.md",
                       "docs/loudness-delivery.md", "docs/alarms.md", "docs/measurement-over-time.md",
-                      "docs/home-assistant.md", "docs/off-air.md"])
+                      "docs/home-assistant.md", "docs/off-air.md", "docs/reports.md"])
     func linksReachWhatTheyName(_ document: String) throws {
         let text = try InstallTests.text(document)
         let base = (document as NSString).deletingLastPathComponent

@@ -155,6 +155,7 @@ public final class LoudnessMeter {
             maxMomentary: Self.lufs(energy: maxMomentaryEnergy), maxShortTerm: Self.lufs(energy: maxShortTermEnergy),
             truePeakDb: truePeakDb, target: target, gatingBlocks: gate)
         s.rules = rules
+        if let b = loudnessRange.bounds() { (s.rangeLow, s.rangeHigh) = b }
         return s
     }
 
@@ -205,6 +206,10 @@ public struct LoudnessSummary: Sendable, Equatable {
     public var range: Double
     public var maxMomentary: Double
     public var maxShortTerm: Double
+    /// The 10th and the 95th percentile of the gated short-term loudness (LUFS), whose
+    /// spread is `range` (a report's LRA band); nil when nothing passed the gates.
+    public var rangeLow: Double?
+    public var rangeHigh: Double?
     public var truePeakDb: [Double]
     /// `--target`, when given.
     public var target: Double?

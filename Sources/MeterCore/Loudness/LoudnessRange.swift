@@ -66,15 +66,22 @@ public struct LoudnessRange {
 
     /// The loudness range in LU (0 when no value passed the gates).
     public func range() -> Double {
-        guard values > 0 else { return 0 }
+        guard let b = bounds() else { return 0 }
+        return max(0, b.high - b.low)
+    }
+
+    /// The 10th and the 95th percentile of the gated short-term values (LUFS), whose spread
+    /// is the range; nil when no value passed the gates.
+    public func bounds() -> (low: Double, high: Double)? {
+        guard values > 0 else { return nil }
         let threshold = totalEnergy / Double(values) * LoudnessMeter.energy(lu: Self.relativeGateLu)
         let first = IntegratedGate.firstPassingBin(threshold: threshold)
-        guard first < tree.count - 1 else { return 0 }
+        guard first < tree.count - 1 else { return nil }
         let below = countBelow(first)
         let n = values - below
-        guard n > 0 else { return 0 }
+        guard n > 0 else { return nil }
         let low = bin(ofRank: below + Int(Double(n - 1) * Self.lowPercentile + 0.5))
         let high = bin(ofRank: below + Int(Double(n - 1) * Self.highPercentile + 0.5))
-        return max(0, IntegratedGate.binCentreLufs(high) - IntegratedGate.binCentreLufs(low))
+        return (IntegratedGate.binCentreLufs(low), IntegratedGate.binCentreLufs(high))
     }
 }

@@ -83,40 +83,17 @@ public enum WaveformRenderer {
         let minHeight = min(style.height, barWidth)
         let playedBars = style.played.map { Int((min(1, max(0, $0)) * Double(n)).rounded(.down)) } ?? 0
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(num(style.width))\" height=\"\(num(style.height))\" "
-        out += "viewBox=\"0 0 \(num(style.width)) \(num(style.height))\">\n"
+        out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Markup.length(style.width))\" height=\"\(Markup.length(style.height))\" "
+        out += "viewBox=\"0 0 \(Markup.length(style.width)) \(Markup.length(style.height))\">\n"
         for (i, level) in w.levels.enumerated() {
             let h = max(minHeight, level * style.height)
             let x = Double(i) * slot + gap / 2
             let y = (style.height - h) / 2
             let fill = i < playedBars ? style.playedColor : style.color
-            out += "<rect x=\"\(num(x))\" y=\"\(num(y))\" width=\"\(num(barWidth))\" height=\"\(num(h))\" "
-            out += "rx=\"\(num(radius))\" ry=\"\(num(radius))\" fill=\"\(escapeXML(fill))\"/>\n"
+            out += "<rect x=\"\(Markup.length(x))\" y=\"\(Markup.length(y))\" width=\"\(Markup.length(barWidth))\" height=\"\(Markup.length(h))\" "
+            out += "rx=\"\(Markup.length(radius))\" ry=\"\(Markup.length(radius))\" fill=\"\(Markup.escape(fill))\"/>\n"
         }
         out += "</svg>\n"
-        return out
-    }
-
-    /// An SVG length: up to 3 decimals, whole numbers without a fraction ("320", "5.6").
-    static func num(_ v: Double) -> String {
-        let b = JSONLineBuilder()
-        b.number(v, decimals: 3)
-        let text = String(decoding: b.bytes, as: UTF8.self)
-        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
-    }
-
-    static func escapeXML(_ s: String) -> String {
-        var out = ""
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(ch)
-            }
-        }
         return out
     }
 }

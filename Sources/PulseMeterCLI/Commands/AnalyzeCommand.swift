@@ -4,13 +4,15 @@ import MeterIO
 /// `pulsemeter analyze FILE|- [OPTIONS]`: a file (or raw PCM on stdin) through the one meter
 /// pipeline, as fast as it decodes.
 enum AnalyzeCommand {
-    static let specs = MeterOptions.specs + ManyFiles.specs + [OptionSpec("--raw"), OptionSpec("--frames", value: false)]
+    static let specs = MeterOptions.specs + ManyFiles.specs + ReportOptions.analyzeSpecs
+        + [OptionSpec("--raw"), OptionSpec("--frames", value: false)]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         if ManyFiles.requested(a) { return try runMany(a) }
         _ = try a.requirePositionals(["FILE|-"])
         try ManyFiles.checkDirectories(a)
         let input = a.positionalPaths[0]
+        let page = try ReportOptions.page(a, input: input.string)
         let cancellation = try Signals.stopCancellation()  // the end line so far ("complete":false), exit 130
         let source: any SampleBlockSource
         if input.isDash {
@@ -37,7 +39,8 @@ enum AnalyzeCommand {
         }
         // Only a stop signal cancels here: the end line waits for every hook accepted.
         let (hooks, hooked) = try HookOptions.attach(a, to: sink, stop: cancellation)
-        let fullSink = try PeriodOptions.attach(a, to: hooked, live: false, spl: settings.settings.spl != nil)
+        let periods = try PeriodOptions.attach(a, to: hooked, live: false, spl: settings.settings.spl != nil)
+        let fullSink = ReportOptions.attach(a, to: periods, page: page)
         defer { hooks?.finish() }  // when the end line was not written (its reader went away)
         // On a terminal, one progress line on stderr, replaced by what follows (the summary, an
         // error); not when NDJSON goes to that terminal (it would split its lines), and nothing
@@ -96,10 +99,13 @@ extension AnalyzeCommand {
         if a.has("exec") {
             throw PulsemeterError(.usage, "--exec runs with one input file (or stdin), not with many; run analyze once per file")
         }
+        let reports = try ReportOptions.directory(a).map { ManyReports(directory: $0, a) }
         let cancellation = try Signals.stopCancellation()  // the files so far, those cut short marked, exit 130
-        return try ManyFiles.run(a, cancellation: cancellation, table: table) { path in
+        let status = try ManyFiles.run(a, cancellation: cancellation, table: table, delivered: reports?.add) { path in
             var figures: StreamSummary?
+            var page: FilePath?
             var outcome = ManyFiles.outcome(command: "analyze") { warn in
+                page = try reports?.claim(path)
                 let source = try AudioFile.open(path)
                 var read = try MeterOptions.read(a, rate: source.rate, channels: source.channels)
                 if forTable { read.loudness = true }
@@ -108,14 +114,18 @@ extension AnalyzeCommand {
                 let sink = FileLinesSink(file: path.string, frames: frames)
                 let description = SessionDescription(sources: [.init(source, settings: settings, limit: limit)],
                                                      threads: .inline)
-                let summary = try MeterSession(description, cancellation: cancellation).run(into: [sink])[0]
+                let reported = reports.map { $0.attach(to: sink, page: page, file: path.string) } ?? sink
+                let summary = try MeterSession(description, cancellation: cancellation).run(into: [reported])[0]
                 let complete = summary.complete ?? true
                 if complete, let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }
                 figures = summary
                 return (sink.bytes, complete)
             }
             if case .lines = outcome.result { outcome.summary = figures }
+            outcome.page = page?.lastComponent.string
             return outcome
         }
+        try reports?.writeIndex()
+        return status
     }
 }

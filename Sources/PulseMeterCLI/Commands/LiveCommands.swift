@@ -6,7 +6,7 @@ enum LiveCommands {
     static let liveSpecs = MeterOptions.specs + [
         OptionSpec("-d", "--device"), OptionSpec("--url"), OptionSpec("--reconnect", value: false),
         OptionSpec("--force", value: false), OptionSpec("--floor"), OptionSpec("--no-history", value: false),
-    ] + ListenOptions.specs + MQTTOptions.specs
+    ] + ListenOptions.specs + MQTTOptions.specs + ReportOptions.specs
 
     static func specs(for command: String) -> [OptionSpec]? {
         switch command {
@@ -48,6 +48,10 @@ enum LiveCommands {
             throw PulsemeterError(.usage, "--mqtt publishes one source: give -d once with --mqtt")
         }
         _ = try MQTTOptions.address(a)  // before any server
+        if given.count > 1 && a.has("report") {
+            throw PulsemeterError(.usage, "--report draws one source: give -d once with --report")
+        }
+        let page = try ReportOptions.page(a, input: a.string("device") ?? a.command)
         let specified = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
         // One server connection finds the native formats and then opens the streams.
         var devices = specified ? nil : try? PulseDevices()
@@ -110,7 +114,8 @@ enum LiveCommands {
         sink = try MQTTOptions.attach(a, to: sink, client: mqtt, source: source, periods: a.has("interval"),
                                       alarms: all[0].settings.settings.alarms.map(\.name))
         let (runner, hooked) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
-        let fullSink = try PeriodOptions.attach(a, to: hooked, live: true, spl: all[0].settings.settings.spl != nil)
+        let periods = try PeriodOptions.attach(a, to: hooked, live: true, spl: all[0].settings.settings.spl != nil)
+        let fullSink = ReportOptions.attach(a, to: periods, page: page)
         hooks = runner
         let notifier = serviceNotifier(serviceManager, stop: cancellation)
         // The run can end before the signal thread reaches the wake-up above: said before the exit.

@@ -27,6 +27,8 @@ enum ManyFiles {
         var warnings: [String] = []
         /// analyze: the file's figures (for its verdict and its table row).
         var summary: StreamSummary?
+        /// analyze --report DIR/: the file's page, its name in DIR.
+        var page: String?
     }
 
     /// A file's result that may carry warnings for stderr.
@@ -56,8 +58,10 @@ enum ManyFiles {
     /// an error. With a `table` (analyze for a person), each file is a row of its figures
     /// instead of its lines (its header before the first), a file cut short gives none, a
     /// failure is its stderr line and the count of verdicts is the table's last line.
+    /// `delivered`: each file's outcome, in the order delivered (a report's index).
     static func run(_ a: ParsedArguments, cancellation: Cancellation, table: LoudnessTable? = nil,
                     failed: ((FilePath, PulsemeterError, Delivery) throws -> Void)? = nil,
+                    delivered: ((FilePath, Outcome) -> Void)? = nil,
                     perFile: @escaping @Sendable (FilePath) -> Outcome) throws -> Int32 {
         var firstFailure: (position: Int, code: Int32)?
         var tally = VerdictTally()
@@ -66,6 +70,7 @@ enum ManyFiles {
             guard tally.judged else { return }
             try to.output.write(table == nil ? tally.ndjsonLine : Array((tally.text + "\n").utf8))
         }) { position, path, outcome, to in
+            delivered?(path, outcome)
             tally.add(outcome.summary)
             switch outcome.result {
             case .lines(let bytes, let complete):

@@ -22,6 +22,8 @@ public struct OptionSpec: Sendable {
 /// options that name files (`path`, `positionalPaths`): a file name need not be UTF-8.
 public struct ParsedArguments: Sendable {
     public let command: String
+    /// The arguments as given (after the command), as text: what a report says the run was.
+    public let arguments: [String]
     /// Every value of each option, in the order given (`-d` may be given several times);
     /// `string` reads the last.
     public private(set) var values: [String: [String]] = [:]
@@ -40,6 +42,7 @@ public struct ParsedArguments: Sendable {
     public init(command: String, rawArguments: [[UInt8]], specs: [OptionSpec],
                 elsewhere: (_ option: String, _ value: String?) -> String? = { _, _ in nil }) throws(PulsemeterError) {
         self.command = command
+        arguments = rawArguments.map { String(decoding: $0, as: UTF8.self) }
         var byName: [String: OptionSpec] = [:]
         for spec in specs { for n in spec.names { byName[n] = spec } }
         var i = 0

@@ -31,6 +31,8 @@ enum Help {
       -f, --format FMT       ansi, ndjson or csv (RFC 4180)   [ansi on a terminal, else ndjson]
       -o, --output PATH      write meter output there instead of stdout
           --duration SEC     stop after this much audio (counted in frames)
+          --report PATH      the run as one HTML page when it ends (DIR/ for many files;
+                             an existing one: exit 73 without --force)
           --interval SEC     a period line every SEC (1 to 86400): leq/lmax/lmin/l10/l50/l90/peak
                              per channel; live at wall-clock multiples (900: :00 :15 :30 :45)
           --start-time T     (analyze) the file's start, RFC 3339: periods align to the clock
@@ -236,6 +238,7 @@ enum Help {
 
         options:
         \(meterOptions)      --raw FMT          PCM layout on stdin: s16le, s24le, s32le or f32le
+              --force            replace an existing --report page
 
         many files (one NDJSON end line per file, carrying "file"):
         \(manyOptions)      --frames           also each file's start and frame lines
