@@ -197,9 +197,11 @@ extension LiveSuite {
             let server = try Live.server()
             let dir = try Live.tempDir("splitdir")
             defer { Live.removeTree(dir) }
-            // One directory per second for the next three seconds; later names point nowhere.
+            // One directory per second for the next five seconds (a loaded machine took more than
+            // two to start the run, whose first file then had no directory); later names point
+            // nowhere, so a file is due that cannot be created before the 8 s input ends.
             let now = time(nil)
-            for k in -1...2 {
+            for k in -1...4 {
                 var t = now + time_t(k)
                 var parts = tm()
                 localtime_r(&t, &parts)
