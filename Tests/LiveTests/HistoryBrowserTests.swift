@@ -7,7 +7,7 @@ extension LiveSuite.Listen {
     /// -21.07, -27.09 dBFS), 2 s of digital silence, then 0.25: distinct levels for the chart's
     /// y values and a silence for its event markers.
     static func steps() -> [Int16] {
-        let amplitudes = [0.5, 0.25, 0.125, 0.0625, 0, 0, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25]
+        let amplitudes = [0.5, 0.25, 0.125, 0.0625, 0, 0] + Array(repeating: 0.25, count: 28)
         var out: [Int16] = []
         out.reserveCapacity(2 * Live.rate * amplitudes.count)
         for (s, a) in amplitudes.enumerated() {
@@ -39,13 +39,12 @@ extension LiveSuite.Listen {
         }
     }
 
-    /// The page is opened 7 s into the run, not the issue's 30 s: the backfill is one
-    /// `/history` request whatever its length (its bound and window are FrameHistoryTests'),
-    /// and 23 s more of a running meter would test nothing more while making the suite slower.
-    @Test("history: a page opened 7 s into a run is backfilled from /history (its lines the frames' as printed), then follows /events; one point per retained frame, y within 1 px of each level, silence markers at the events' times; nothing loaded from another origin, under a default-src 'self' policy")
+    /// The page is opened 30 s into a 34 s run (issue 42's done-when): the backfill covers
+    /// those 30 s, the frames as printed from the first.
+    @Test("history: a page opened 30 s into a run is backfilled from /history (its lines the frames' as printed), then follows /events; one point per retained frame, y within 1 px of each level, silence markers at the events' times; nothing loaded from another origin, under a default-src 'self' policy")
     func historyChart() throws {
         let server = try Live.server()
-        let m = try Self.startMeter(["--fps", "10", "--events", "--silence-min", "1", "--duration", "11"],
+        let m = try Self.startMeter(["--fps", "10", "--events", "--silence-min", "1", "--duration", "34"],
                                     server: server, samples: Self.steps())
         defer { m.stop() }
         var lines: [JSONLine] = []
@@ -54,7 +53,7 @@ extension LiveSuite.Listen {
             lines += r.lines.compactMap { try? JSONLine($0) }
             return r.matched
         }
-        #expect(read(until: { $0.type == "frame" && ($0.double("t") ?? 0) >= 7 }, timeout: 20), "stderr: \(m.process.stderrText)")
+        #expect(read(until: { $0.type == "frame" && ($0.double("t") ?? 0) >= 30 }, timeout: 45), "stderr: \(m.process.stderrText)")
         let page = try HTTP.request(port: m.port, "/")
         #expect(page.headers["content-security-policy"]?.hasPrefix("default-src 'self'") == true, "\(page.headers)")
         let early = try HTTP.request(port: m.port, "/history?seconds=600").text.split(separator: "\n").map(String.init)
@@ -66,7 +65,7 @@ extension LiveSuite.Listen {
         // frames' lines as printed, up to the slot still open when it was asked.
         let frames = lines.filter { $0.type == "frame" }
         let earlyFrames = early.filter { $0.hasPrefix(#"{"type":"frame""#) }
-        #expect(earlyFrames.count >= 65, "\(earlyFrames.count) frames retained 7 s in")
+        #expect(earlyFrames.count >= 295, "\(earlyFrames.count) frames retained 30 s in")
         #expect(earlyFrames == Array(frames.prefix(earlyFrames.count).map(\.raw)), "the backfill is the frames as printed, from the first")
 
         // The run ended: the page holds every frame but the last (its slot never closed).
