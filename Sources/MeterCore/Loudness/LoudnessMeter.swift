@@ -21,8 +21,15 @@ public final class LoudnessMeter {
     /// Channels that count (weight > 0) and their weights.
     private let counted: [Int]
     private let weights: [Double]
+    /// The windows read at the 100 ms gating steps, and those read at the meter's frames: the
+    /// same sums when the two grids share a large common step (48 kHz at 30 fps: 1,600
+    /// samples), else sums of their own on each grid (8 kHz at 30 fps: hops of 267 samples
+    /// against steps of 800 have no common step but the sample, and one set of sums read at
+    /// every sample cost 50 times the K-weighting). A window's sum does not depend on its grid.
     private let momentary: [RollingSquareSum]
     private let shortTerm: [RollingSquareSum]
+    private let frameMomentary: [RollingSquareSum]
+    private let frameShortTerm: [RollingSquareSum]
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchCapacity = TruePeakMeter.blockCapacity
     private var count = 0
@@ -39,13 +46,13 @@ public final class LoudnessMeter {
     private var maxMomentaryEnergy = 0.0
     private var maxShortTermEnergy = 0.0
 
-    /// `hop`: the meter's hop; readings come at its multiples and the 100 ms gating steps, so
-    /// the rolling sums read exactly on the grid of both (their greatest common divisor).
+    /// `hop`: the meter's hop (nil: no frames, the summary only); readings come at its
+    /// multiples, gating blocks at the 100 ms steps.
     /// `recentPeak`: also keep the true peak of the last 3 s (`recentTruePeakDb`).
     /// `framePeaks`: also the true peak of each frame's samples (`takeFrameTruePeakDb`).
     /// `dualMono`: a mono stream's channel counts twice (+3.01 LU), as the same audio on both
     /// channels of a stereo stream reads (BS.1770).
-    public init(rate: Int, channels: Int, hop: Int = 1, recentPeak: Bool = false, framePeaks: Bool = false,
+    public init(rate: Int, channels: Int, hop: Int? = nil, recentPeak: Bool = false, framePeaks: Bool = false,
                 dualMono: Bool = false) {
         self.rate = rate
         self.channels = channels
@@ -54,9 +61,16 @@ public final class LoudnessMeter {
         counted = (0..<channels).filter { roles[$0].weight > 0 }
         weights = counted.map { channels == 1 && dualMono ? 2 * roles[$0].weight : roles[$0].weight }
         filters = counted.map { _ in KWeighting(rate: rate) }
-        let grid = Self.gcd(max(1, (rate + 5) / 10), max(1, hop))
-        momentary = counted.map { _ in RollingSquareSum(window: 4 * max(1, (rate + 5) / 10), hop: grid) }
-        shortTerm = counted.map { _ in RollingSquareSum(window: 30 * max(1, (rate + 5) / 10), hop: grid) }
+        let gating = step, frameHop = max(1, hop ?? step), n = counted.count
+        let grid = Self.gcd(gating, frameHop)
+        let shared = grid * 4 >= min(gating, frameHop)
+        func sums(_ window: Int, _ hop: Int) -> [RollingSquareSum] {
+            (0..<n).map { _ in RollingSquareSum(window: window, hop: hop) }
+        }
+        momentary = sums(4 * gating, shared ? grid : gating)
+        shortTerm = sums(30 * gating, shared ? grid : gating)
+        frameMomentary = shared ? momentary : sums(4 * gating, frameHop)
+        frameShortTerm = shared ? shortTerm : sums(30 * gating, frameHop)
         scratch = .allocate(capacity: scratchCapacity)
         truePeak = TruePeakMeter(rate: rate, channels: channels)
         self.recentPeak = recentPeak ? RecentTruePeak(rate: rate, channels: channels) : nil
@@ -76,6 +90,10 @@ public final class LoudnessMeter {
                 filters[i].process(planar + c * channelStride + done, stride: 1, count: seg, into: scratch)
                 _ = momentary[i].push(scratch, count: seg)
                 _ = shortTerm[i].push(scratch, count: seg)
+                if frameMomentary[i] !== momentary[i] {
+                    _ = frameMomentary[i].push(scratch, count: seg)
+                    _ = frameShortTerm[i].push(scratch, count: seg)
+                }
             }
             truePeak.push(planar + done, channelStride: channelStride, count: seg)
             recentPeak?.push(planar + done, channelStride: channelStride, count: seg)
@@ -113,10 +131,16 @@ public final class LoudnessMeter {
     private func momentaryEnergy() -> Double { windowEnergy(momentary) }
     private func shortTermEnergy() -> Double { windowEnergy(shortTerm) }
 
+    /// Announces where the stream will end (off the frame grid: a file's last, partial hop),
+    /// so that the last reading's windows are exact like every other's.
+    public func expectRead(at position: Int) {
+        for sums in [frameMomentary, frameShortTerm] { for s in sums { s.expectRead(at: position) } }
+    }
+
     /// Momentary, short-term and integrated-so-far loudness now (LUFS, floored at -160); the
     /// maxima include this reading.
     public func reading() -> LoudnessReading {
-        let m = momentaryEnergy(), s = shortTermEnergy()
+        let m = windowEnergy(frameMomentary), s = windowEnergy(frameShortTerm)
         noteMaxima(momentary: m, shortTerm: s)
         return LoudnessReading(momentary: Self.lufs(energy: m), shortTerm: Self.lufs(energy: s),
                                integrated: Self.lufs(energy: gate.integratedEnergy()))

@@ -221,6 +221,7 @@ public final class MeterPipeline {
     /// that the last partial hop's window is exact like every other (see `RollingSquareSum`).
     public func expectEnd(at frames: Int) {
         levels.expectRead(at: frames)
+        loudness?.expectRead(at: frames)
     }
 
     /// Emits the last partial hop, if any of it was processed; a silence still going on ends
