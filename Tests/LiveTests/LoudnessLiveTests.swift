@@ -111,8 +111,14 @@ extension LiveSuite {
                 #expect(abs(psr - (truePeak - s)) <= 0.1, "psr_db \(psr), true peak \(truePeak), lufs_s \(s) at \(f.int("pos") ?? -1)")
             }
             // The verdict: integrated within -23 ±1 (the preset's live tolerance), true peak under -1.
+            // I between -24 and -23.5: inside the live ±1 LU, outside a file's ±0.5. PulseAudio's
+            // pipe source delivers the fed samples exactly, so there the reading is the tone's
+            // within 0.15; PipeWire's feed, a sink's monitor on the clock, lost some of the tone
+            // on a loaded machine (-23.85 in a fresh-clone run; its accuracy is
+            // monitorReadsTheTone's).
             let i = try #require(end.double("lufs_i"))
-            #expect(abs(i - -23.7) <= 0.15, "I \(i)")
+            #expect(i > -24 && i < -23.5, "I \(i)")
+            if server.alignedFeed { #expect(abs(i - -23.7) <= 0.15, "I \(i)") }
             let verdict = try #require(end.object["verdict"] as? [String: Any], "\(end.object)")
             #expect(verdict["pass"] as? Bool == true, "\(verdict)")
             let rules = try #require(verdict["rules"] as? [[String: Any]])
