@@ -11,7 +11,7 @@ import Testing
     /// The level of the hour starting at `hour` (local): 07-19 day, 19-23 evening, 23-07 night.
     static func level(hour: Int) -> Double { hour >= 7 && hour < 19 ? day : hour >= 19 && hour < 23 ? evening : night }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(5)), Tool.dayLong)
     func aDayOfTonesGivesTheDirectivesLden() throws {
         let dir = try TempDir()
         let outPath = dir.path("out.ndjson")

@@ -60,7 +60,8 @@ import Testing
         }
     }
 
-    @Test("24 hours of 8 kHz audio on stdin: a report under 2 MB, RSS under 40 MB, the curve bucketed to at most 4,000 points")
+    @Test("24 hours of 8 kHz audio on stdin: a report under 2 MB, RSS under 40 MB, the curve bucketed to at most 4,000 points",
+          Tool.dayLong)
     func dayOfAudio() throws {
         let dir = try TempDir()
         let page = dir.path("R.html")
