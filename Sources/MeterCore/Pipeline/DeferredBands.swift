@@ -12,13 +12,10 @@ public final class DeferredBands {
         let settings = valid.settings
         if settings.octaves > 0 {
             analyzer = nil
-            octaves = OctaveFilterBank(fraction: settings.octaves, rate: settings.rate,
-                                       timeWeighting: settings.spl?.timeWeighting ?? .fast,
-                                       micCalibration: settings.spl?.micCalibration, offsetDb: settings.levelOffsetDb)
+            octaves = OctaveMeasurement.bank(settings)
         } else {
             guard let transform, let layout = valid.bandLayout else { preconditionFailure("FFT bands need a transform") }
-            analyzer = SpectrumAnalyzer(layout: layout, transform: transform,
-                                        micCalibration: settings.spl?.micCalibration, offsetDb: settings.levelOffsetDb)
+            analyzer = SpectrumMeasurement.analyzer(layout, transform, settings)
             octaves = nil
         }
     }
