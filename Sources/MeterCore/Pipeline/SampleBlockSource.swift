@@ -42,3 +42,51 @@ public protocol BlockLendingSource: SampleBlockSource {
     /// Calls `body` with the next block of interleaved frames; false at the end.
     func withNextBlock(_ body: (SampleBlock, _ frames: Int) throws -> Void) throws -> Bool
 }
+
+extension SampleBlockSource {
+    /// The one read loop: hands `body` each block the source delivers, until its end or
+    /// `shouldStop` (polled between blocks), in the form it lends or delivers
+    /// (`BlockLendingSource`, `Int16BlockSource`, else Floats read into a buffer of
+    /// `blockFrames`). Returns the frames read.
+    @discardableResult
+    public func forEachBlock(blockFrames: Int = 16384, shouldStop: () -> Bool = { false },
+                             _ body: (SampleBlock, _ frames: Int) throws -> Void) throws -> Int {
+        var read = 0
+        if let lender = self as? any BlockLendingSource {
+            while try !shouldStop() && lender.withNextBlock({ block, n in
+                try body(block, n)
+                read += n
+            }) {}
+            return read
+        }
+        if let shorts = self as? any Int16BlockSource, shorts.deliversInt16 {
+            let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: blockFrames * channels)
+            defer { buffer.deallocate() }
+            while !shouldStop() {
+                let n = try shorts.read(int16: buffer, maxFrames: blockFrames)
+                if n == 0 { break }
+                try body(.int16(buffer), n)
+                read += n
+            }
+            return read
+        }
+        return try forEachFloatBlock(blockFrames: blockFrames, shouldStop: shouldStop) { try body(.float($0), $1) }
+    }
+
+    /// The read loop for a consumer of Floats (the waveform's accumulators): every block read
+    /// into a buffer of `blockFrames` as Floats, whatever the source could lend.
+    @discardableResult
+    public func forEachFloatBlock(blockFrames: Int = 16384, shouldStop: () -> Bool = { false },
+                                  _ body: (UnsafePointer<Float>, _ frames: Int) throws -> Void) throws -> Int {
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * channels)
+        defer { buffer.deallocate() }
+        var read = 0
+        while !shouldStop() {
+            let n = try self.read(into: buffer, maxFrames: blockFrames)
+            if n == 0 { break }
+            try body(buffer, n)
+            read += n
+        }
+        return read
+    }
+}

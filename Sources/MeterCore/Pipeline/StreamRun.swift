@@ -70,8 +70,7 @@ public final class StreamRun {
         return s
     }
 
-    /// A whole source read as fast as it delivers, start to end, in the form it lends or
-    /// delivers (`BlockLendingSource`, `Int16BlockSource`, else Floats); `complete` unless
+    /// A whole source read as fast as it delivers, start to end; `complete` unless
     /// `shouldStop` (polled between blocks) cut the reading short.
     @discardableResult
     public func run(_ source: any SampleBlockSource, live: Bool = false, blockFrames: Int = 16384,
@@ -81,30 +80,10 @@ public final class StreamRun {
         return try finish(complete: !shouldStop())
     }
 
-    /// Meters what `source` delivers until its end or `shouldStop`.
+    /// Meters what `source` delivers until its end or `shouldStop` (`forEachBlock`).
     public func feed(from source: any SampleBlockSource, blockFrames: Int = 16384,
                      shouldStop: () -> Bool = { false }) throws {
-        if let lender = source as? any BlockLendingSource {
-            while try !shouldStop() && lender.withNextBlock({ block, n in try feed(block, frames: n) }) {}
-            return
-        }
-        if let shorts = source as? any Int16BlockSource, shorts.deliversInt16 {
-            let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: blockFrames * source.channels)
-            defer { buffer.deallocate() }
-            while !shouldStop() {
-                let n = try shorts.read(int16: buffer, maxFrames: blockFrames)
-                if n == 0 { return }
-                try feed(.int16(buffer), frames: n)
-            }
-            return
-        }
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * source.channels)
-        defer { buffer.deallocate() }
-        while !shouldStop() {
-            let n = try source.read(into: buffer, maxFrames: blockFrames)
-            if n == 0 { return }
-            try feed(buffer, frames: n)
-        }
+        try source.forEachBlock(blockFrames: blockFrames, shouldStop: shouldStop) { try feed($0, frames: $1) }
     }
 
     private func emit(_ frame: MeterFrame) throws {

@@ -33,7 +33,7 @@ enum PlayCommand {
             do { try session.finish() } catch is OutputClosed {}  // a reader gone (| head) ends the play
             return 0
         }
-        let levels = try WaveformCommand.compute(path: path, bars: 1024, floorDb: -60).levels
+        let levels = try WaveformPasses.bars(path: path, bars: 1024, floorDb: -60).levels
         let latest = LatestFrameSink()
         let screen = TerminalScreen(output: output, readsKeys: true)
         var renderer = PlayerRenderer(levels: levels, title: path.lastComponent.string, width: screen.columns ?? 80,
