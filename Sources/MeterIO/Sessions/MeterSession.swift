@@ -17,9 +17,9 @@ import MeterCore
 /// before any sink exists) and captured at their own pace, each by its `LiveMeterSession`
 /// (capture, recorder and analysis threads), side by side in a `LiveSessionGroup`.
 ///
-/// A played file (`play`) is read at the pace of its playback stream, one block at a time;
-/// `start(into:)` runs the session on its own thread so that the caller's thread stays free
-/// for the screen and the keys, and `finish()` waits for it.
+/// A played file (`play`) is read at the pace of its playback stream, one block at a time
+/// (while paused, each wake-up is an `idle` call); `start(into:)` runs the session on its own
+/// thread so that the caller's thread stays free for the keys, and `finish()` waits for it.
 ///
 /// Either way every sink call comes from one thread at a time (the `FrameSink` rule).
 ///
@@ -93,8 +93,7 @@ public final class MeterSession: @unchecked Sendable {
     }
 
     /// `run(into:)` on a thread of its own ("pm-playback"); `finish()` waits for it.
-    /// The sinks become that thread's: the caller reads them only through what is itself
-    /// safe across threads (`LatestFrameSink`) until `finish()` returns.
+    /// The sinks become that thread's until `finish()` returns.
     public func start(into sinks: [any FrameSink]) throws {
         handedSinks = sinks
         try OSThread.spawn(role: "pm-playback") { [self] in
@@ -122,6 +121,8 @@ public final class MeterSession: @unchecked Sendable {
     private func runPlayed(_ played: PlaybackSource, settings: ValidSettings, into sink: any FrameSink) throws -> StreamSummary {
         let pipeline = MeterPipeline(settings: settings, transform: FFTWPowerSpectrum.forBands(of: settings), clock: unixSeconds)
         let run = StreamRun(pipeline: pipeline, sink: sink)
+        played.whilePaused = { try sink.idle(outage: false, stream: nil) }
+        defer { played.whilePaused = nil }
         try run.start(played, live: true)
         try run.feed(from: played)
         return try run.finish(complete: played.playedToEnd, lastHop: played.playedToEnd)
