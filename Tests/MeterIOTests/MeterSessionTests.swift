@@ -3,8 +3,7 @@ import MeterCore
 @testable import MeterIO
 import Testing
 
-/// A session of several sources: each through its own pipeline, into one NDJSON sink, every
-/// line tagged with its stream; each stream's lines are exactly its single-source run's.
+/// A session of one file source: whichever threads it is laid over, the same lines.
 @Suite struct MeterSessionTests {
     /// Keeps what is written.
     final class Bytes: ByteOutput {
@@ -35,39 +34,23 @@ import Testing
         try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
-    @Test func twoFileSourcesInOneSessionTagTheirLines() throws {
+    /// One file through the session's two layouts (`spread`: read ahead, bands and output on
+    /// their own threads; `inline`: one thread) and through `StreamRun` alone: the same bytes.
+    @Test func everyLayoutWritesTheSameLines() throws {
         let dir = try SoundFileFixture.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let loud = try Self.sine("loud.wav", amplitude: 0.5, seconds: 1, in: dir)
-        let quiet = try Self.sine("quiet.wav", amplitude: 0.25, seconds: 0.5, in: dir)
-        let both = try Self.lines([loud, quiet], threads: .spread)
-        let objects = try both.map(Self.object)
-
-        #expect(objects.allSatisfy { ($0["stream"] as? Int).map { [0, 1].contains($0) } == true })
-        #expect(objects.prefix(2).map { $0["type"] as? String } == ["start", "start"])
-        #expect(objects.prefix(2).map { $0["stream"] as? Int } == [0, 1])
-        // In turn: the shorter source's end line comes before the longer one's last frames.
-        let quietEnd = try #require(objects.firstIndex { $0["type"] as? String == "end" && $0["stream"] as? Int == 1 })
-        #expect(objects[(quietEnd + 1)...].contains { $0["type"] as? String == "frame" && $0["stream"] as? Int == 0 })
-
-        // Each stream's lines, untagged, are byte for byte its own single-source run's.
-        for (k, path) in [loud, quiet].enumerated() {
-            let tag = "\"stream\":\(k),"
-            let own = both.filter { $0.contains(tag) }.map { $0.replacingOccurrences(of: tag, with: "") }
-            let alone = try Self.lines([path], threads: .spread)
-            #expect(!alone.contains { $0.contains("\"stream\"") }, "one source: no stream field")
-            #expect(own == alone)
-        }
-
+        let path = try Self.sine("tone.wav", amplitude: 0.5, seconds: 1.01, in: dir)
+        let spread = try Self.lines([path], threads: .spread)
+        #expect(spread.count == 2 + 21, "start, 20 whole hops and the last partial one, end")
+        #expect(try Self.lines([path], threads: .inline) == spread)
+        let out = Bytes()
+        let settings = try ValidSettings(MeterSettings(rate: 48000, channels: 1, fps: 20))
+        try StreamRun(pipeline: MeterPipeline(settings: settings), sink: NDJSONSink(output: out)).run(AudioFile.open(path))
+        #expect(out.lines == spread)
         // The levels: a sine of amplitude A has RMS A / sqrt(2) over whole periods.
-        for (k, amplitude) in [(0, 0.5), (1, 0.25)] {
-            let frames = objects.filter { $0["type"] as? String == "frame" && $0["stream"] as? Int == k }
-            let steady = frames.dropFirst().dropLast()
-            #expect(!steady.isEmpty)
-            for f in steady {
-                let rms = try #require((f["rms_db"] as? [Double])?.first)
-                #expect(abs(rms - 20 * log10(amplitude / 2.0.squareRoot())) < 0.01)
-            }
+        for line in spread.dropFirst(2).dropLast(2) {
+            let rms = try #require((Self.object(line)["rms_db"] as? [Double])?.first)
+            #expect(abs(rms - 20 * log10(0.5 / 2.0.squareRoot())) < 0.01)
         }
     }
 }

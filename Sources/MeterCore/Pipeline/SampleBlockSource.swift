@@ -43,44 +43,50 @@ public protocol BlockLendingSource: SampleBlockSource {
     func withNextBlock(_ body: (SampleBlock, _ frames: Int) throws -> Void) throws -> Bool
 }
 
-extension MeterPipeline {
-    /// Runs a whole source through the pipeline into `sink`: start, every frame, end.
-    /// Returns the summary (also given to the sink), `complete` unless `shouldStop` cut the
-    /// reading short.
+extension SampleBlockSource {
+    /// The one read loop: hands `body` each block the source delivers, until its end or
+    /// `shouldStop` (polled between blocks), in the form it lends or delivers
+    /// (`BlockLendingSource`, `Int16BlockSource`, else Floats read into a buffer of
+    /// `blockFrames`). Returns the frames read.
     @discardableResult
-    public func run(source: any SampleBlockSource, sink: any FrameSink, blockFrames: Int = 16384,
-                    shouldStop: () -> Bool = { false }) throws -> StreamSummary {
-        try sink.start(streamInfo(source: source.name, channelNames: source.channelNames))
-        if let n = source.expectedFrames { expectEnd(at: n) }
-        if let lender = source as? any BlockLendingSource {
-            while try !shouldStop() && lender.withNextBlock({ block, n in try process(block, frames: n) { try sink.frame($0) } }) {}
-            return try finishRun(sink: sink, complete: !shouldStop())
+    public func forEachBlock(blockFrames: Int = 16384, shouldStop: () -> Bool = { false },
+                             _ body: (SampleBlock, _ frames: Int) throws -> Void) throws -> Int {
+        var read = 0
+        if let lender = self as? any BlockLendingSource {
+            while try !shouldStop() && lender.withNextBlock({ block, n in
+                try body(block, n)
+                read += n
+            }) {}
+            return read
         }
-        if let shorts = source as? any Int16BlockSource, shorts.deliversInt16 {
-            let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: blockFrames * source.channels)
+        if let shorts = self as? any Int16BlockSource, shorts.deliversInt16 {
+            let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: blockFrames * channels)
             defer { buffer.deallocate() }
             while !shouldStop() {
                 let n = try shorts.read(int16: buffer, maxFrames: blockFrames)
                 if n == 0 { break }
-                try process(.int16(buffer), frames: n) { try sink.frame($0) }
+                try body(.int16(buffer), n)
+                read += n
             }
-            return try finishRun(sink: sink, complete: !shouldStop())
+            return read
         }
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * source.channels)
-        defer { buffer.deallocate() }
-        while !shouldStop() {
-            let n = try source.read(into: buffer, maxFrames: blockFrames)
-            if n == 0 { break }
-            try process(buffer, frames: n) { try sink.frame($0) }
-        }
-        return try finishRun(sink: sink, complete: !shouldStop())
+        return try forEachFloatBlock(blockFrames: blockFrames, shouldStop: shouldStop) { try body(.float($0), $1) }
     }
 
-    private func finishRun(sink: any FrameSink, complete: Bool) throws -> StreamSummary {
-        try finish { try sink.frame($0) }
-        var s = summary()
-        s.complete = complete
-        try sink.end(s)
-        return s
+    /// The read loop for a consumer of Floats (the waveform's accumulators): every block read
+    /// into a buffer of `blockFrames` as Floats, whatever the source could lend.
+    @discardableResult
+    public func forEachFloatBlock(blockFrames: Int = 16384, shouldStop: () -> Bool = { false },
+                                  _ body: (UnsafePointer<Float>, _ frames: Int) throws -> Void) throws -> Int {
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * channels)
+        defer { buffer.deallocate() }
+        var read = 0
+        while !shouldStop() {
+            let n = try self.read(into: buffer, maxFrames: blockFrames)
+            if n == 0 { break }
+            try body(buffer, n)
+            read += n
+        }
+        return read
     }
 }

@@ -2,9 +2,9 @@ import MeterCore
 import Synchronization
 
 /// The analysis side of a live run, on the caller's thread: pops the captured chunks, meters
-/// them with the run's `MeterPipeline`, and makes every call to the sink (the `FrameSink`
-/// threading rule): the start line, frames as hops complete, gap and file lines at their
-/// positions, the end line once the capture and the recording are finished.
+/// them through the run's `StreamRun` (start line, frames as hops complete, end line once the
+/// capture and the recording are finished), and puts gap, device and file lines between them
+/// at their positions; it makes every call to the sink (the `FrameSink` threading rule).
 ///
 /// It sleeps until the chunks that complete the next hop are in, so it wakes about once per
 /// frame it emits and writes that frame at once. A sink that throws stops the run (the capture
@@ -16,6 +16,8 @@ final class LiveAnalysis: @unchecked Sendable {
     private let session: LiveMeterSession
     private let sink: any FrameSink
     private let pipeline: MeterPipeline
+    /// The stream's start-to-end sequence (every frame seen by `observe` first).
+    private lazy var run = StreamRun(pipeline: pipeline, sink: sink) { [unowned self] frame in observe(frame) }
     /// With `--trigger`: the take decisions, published to the recorder thread.
     private var takes: TakeDetector?
     /// The sink's first error; no call reaches it after one.
@@ -38,7 +40,10 @@ final class LiveAnalysis: @unchecked Sendable {
     /// The start line. An output already unusable (EPIPE, ENOSPC on /dev/full) stops the run at
     /// once rather than capture until a signal with nowhere to report.
     func start() {
-        guarded { try sink.start(pipeline.streamInfo(source: session.sourceName, live: true, channelNames: session.channelNames)) }
+        guarded {
+            try run.start(source: session.sourceName, live: true, channelNames: session.channelNames,
+                          expectedFrames: session.options.durationFrames)
+        }
     }
 
     /// Meters what the capture thread hands over until it ends (the duration, a stop, a
@@ -73,8 +78,8 @@ final class LiveAnalysis: @unchecked Sendable {
         if !session.abandoned.load(ordering: .acquiring) { session.captureDone.wait() }
         let total = session.captured.load(ordering: .acquiring)
         guarded {
-            if total > pipeline.pos { try pipeline.skip(frames: total - pipeline.pos) { try emit($0) } }
-            try pipeline.finish { try emit($0) }
+            if total > pipeline.pos { try run.skip(frames: total - pipeline.pos) }
+            try run.finishFrames()
         }
         if takes != nil {
             if let change = takes!.finish(at: total) { session.publish(change) }
@@ -83,12 +88,12 @@ final class LiveAnalysis: @unchecked Sendable {
         session.decisionsDone.signal()
         session.recorderDone.wait()
         forwardFileEvents()
-        var summary = pipeline.summary()
+        var summary = run.summary(complete: nil)
         if let files = session.files {
             summary.recordedFrames = files.framesWritten
             summary.file = files.lastFile?.string
         }
-        guarded { try sink.end(summary) }
+        guarded { try run.end(summary) }
         return summary
     }
 
@@ -102,21 +107,20 @@ final class LiveAnalysis: @unchecked Sendable {
             let expected = pipeline.pos
             emitGaps(upTo: position)
             guarded {
-                if position > expected { try pipeline.skip(frames: position - expected) { try emit($0) } }
+                if position > expected { try run.skip(frames: position - expected) }
                 SampleConversion.floats(from: UnsafeRawPointer(chunk.baseAddress!), format: format,
                                         into: floats, count: frames * channels)
-                try pipeline.process(floats, frames: frames) { try emit($0) }
+                try run.feed(floats, frames: frames)
             }
         }) {}
         return got
     }
 
-    private func emit(_ frame: MeterFrame) throws {
-        if takes != nil {
-            if let change = takes!.observe(frame) { session.publish(change) }
-            session.decidedUpTo.store(frame.pos, ordering: .releasing)
-        }
-        try sink.frame(frame)
+    /// Each frame, before the sink gets it: the take decisions.
+    private func observe(_ frame: MeterFrame) {
+        guard takes != nil else { return }
+        if let change = takes!.observe(frame) { session.publish(change) }
+        session.decidedUpTo.store(frame.pos, ordering: .releasing)
     }
 
     /// Runs a call to the sink unless one failed already; a failure stops the run.

@@ -188,7 +188,6 @@ final class LiveMeterSession: @unchecked Sendable {
         let pipeline = MeterPipeline(settings: options.settings, transform: FFTWPowerSpectrum.forBands(of: options.settings),
                                      clock: unixSeconds,
                                      stream: options.stream)
-        if let end = options.durationFrames { pipeline.expectEnd(at: end) }
         var takes: TakeDetector?
         if case .trigger(let t) = options.recordMode, files != nil { takes = TakeDetector(settings: t) }
         let analysis = LiveAnalysis(session: self, sink: sink, pipeline: pipeline, takes: takes)

@@ -5,19 +5,21 @@ import MeterCore
 /// source's end line, `complete` false when cancelled). `analyze`, a many-file run's workers,
 /// `monitor`, `record`, `calibrate` and `play` are each a description of one.
 ///
-/// Sample sources are read as fast as they deliver. One runs as its `threads` say (`spread`:
-/// read ahead on a decoding thread, bands, encoding and output on an output thread behind a
-/// `BackgroundSink`). Several run on the caller's thread, a block of each in turn, so the
-/// sinks see their lines interleaved in time, each tagged with its stream index; all start
-/// lines come first, in source order, and each source's end line as soon as it ends.
+/// Every path meters its stream through one `StreamRun` (start line, frames, last partial
+/// hop, end line).
+///
+/// A sample source is read as fast as it delivers, as `threads` say (`spread`: read ahead on
+/// a decoding thread, bands, encoding and output on an output thread behind a
+/// `BackgroundSink`). A run has one sample source (no command meters several files in one
+/// run; a many-file run is one session per file).
 ///
 /// Live sources are opened by `init` (their streams and recordings, so a missing device fails
 /// before any sink exists) and captured at their own pace, each by its `LiveMeterSession`
 /// (capture, recorder and analysis threads), side by side in a `LiveSessionGroup`.
 ///
-/// A played file (`play`) is read at the pace of its playback stream, one block at a time;
-/// `start(into:)` runs the session on its own thread so that the caller's thread stays free
-/// for the screen and the keys, and `finish()` waits for it.
+/// A played file (`play`) is read at the pace of its playback stream, one block at a time
+/// (while paused, each wake-up is an `idle` call); `start(into:)` runs the session on its own
+/// thread so that the caller's thread stays free for the keys, and `finish()` waits for it.
 ///
 /// Either way every sink call comes from one thread at a time (the `FrameSink` rule).
 ///
@@ -48,6 +50,7 @@ public final class MeterSession: @unchecked Sendable {
         self.cancellation = cancellation
         let options = description.liveOptions
         precondition(options.isEmpty || options.count == description.sources.count, "a run does not mix live and sample sources")
+        precondition(!options.isEmpty || description.sources.count == 1, "several sources are live ones")
         live = options.isEmpty ? nil : LiveSessionGroup(try options.enumerated().map { k, o in
             try LiveMeterSession(options: o, devices: k == 0 ? devices : nil, cancellation: cancellation,
                                  continuations: continuations)
@@ -83,16 +86,14 @@ public final class MeterSession: @unchecked Sendable {
         #endif
         if let live { return try live.run(sink: sink) }
         let sources = description.sources
-        if sources.count == 1, case .played(let played) = sources[0].input {
+        if case .played(let played) = sources[0].input {
             return [try runPlayed(played, settings: sources[0].settings, into: sink)]
         }
-        if sources.count == 1 { return [try runOne(sources[0], into: sink)] }
-        return try runInTurn(sources, into: sink)
+        return [try runOne(sources[0], into: sink)]
     }
 
     /// `run(into:)` on a thread of its own ("pm-playback"); `finish()` waits for it.
-    /// The sinks become that thread's: the caller reads them only through what is itself
-    /// safe across threads (`LatestFrameSink`) until `finish()` returns.
+    /// The sinks become that thread's until `finish()` returns.
     public func start(into sinks: [any FrameSink]) throws {
         handedSinks = sinks
         try OSThread.spawn(role: "pm-playback") { [self] in
@@ -114,14 +115,17 @@ public final class MeterSession: @unchecked Sendable {
     private var shouldStop: () -> Bool { { [cancellation] in cancellation.isCancelled } }
 
     /// A played file: each block metered once the stream has taken it, through the same
-    /// start, frames and end as a file (`SourceRun`), with live frames (`ts`); the last partial
-    /// hop only when it was played to its end (a stop ends the frames where the sound ended).
+    /// `StreamRun` as a file, with live frames (`ts`); the last partial hop only when it was
+    /// played to its end (a stop ends the frames where the sound ended). The source itself
+    /// ends its reading at a stop (flushing the stream), so no `shouldStop` here.
     private func runPlayed(_ played: PlaybackSource, settings: ValidSettings, into sink: any FrameSink) throws -> StreamSummary {
         let pipeline = MeterPipeline(settings: settings, transform: FFTWPowerSpectrum.forBands(of: settings), clock: unixSeconds)
-        let reading = SourceRun(source: played, pipeline: pipeline)
-        try reading.start(into: sink, live: true)
-        while try reading.step(into: sink) {}
-        return try reading.finish(into: sink, complete: played.playedToEnd, lastHop: played.playedToEnd)
+        let run = StreamRun(pipeline: pipeline, sink: sink)
+        played.whilePaused = { try sink.idle(outage: false, stream: nil) }
+        defer { played.whilePaused = nil }
+        try run.start(played, live: true)
+        try run.feed(from: played)
+        return try run.finish(complete: played.playedToEnd, lastHop: played.playedToEnd)
     }
 
     private static func limited(_ source: SessionDescription.Source) -> any SampleBlockSource {
@@ -134,7 +138,7 @@ public final class MeterSession: @unchecked Sendable {
         let transform = FFTWPowerSpectrum.forBands(of: settings)
         guard description.threads == .spread else {
             let pipeline = MeterPipeline(settings: settings, transform: transform)
-            return try pipeline.run(source: Self.limited(source), sink: sink, shouldStop: shouldStop)
+            return try StreamRun(pipeline: pipeline, sink: sink).run(Self.limited(source), shouldStop: shouldStop)
         }
         // One FFTW plan: with deferred bands the pipeline never runs it (nor its octave bank);
         // only the output thread does.
@@ -151,67 +155,6 @@ public final class MeterSession: @unchecked Sendable {
         if let progress = description.progress {
             output = ProgressSink(background, line: progress.line, label: progress.label, totalFrames: source.length)
         }
-        return try pipeline.run(source: readAhead, sink: output, shouldStop: shouldStop)
-    }
-
-    /// Several sources on this thread, one block of each in turn.
-    private func runInTurn(_ sources: [SessionDescription.Source], into sink: any FrameSink) throws -> [StreamSummary] {
-        let runs = sources.enumerated().map { k, source in
-            SourceRun(source: Self.limited(source), pipeline: MeterPipeline(
-                settings: source.settings, transform: FFTWPowerSpectrum.forBands(of: source.settings), stream: k))
-        }
-        for run in runs { try run.start(into: sink) }
-        var summaries = [StreamSummary?](repeating: nil, count: runs.count)
-        var active = Array(runs.indices)
-        while !active.isEmpty && !shouldStop() {
-            // A source at its end writes its end line at once; the others go on.
-            active = try active.filter { k in
-                if try runs[k].step(into: sink) { return true }
-                summaries[k] = try runs[k].finish(into: sink, complete: true)
-                return false
-            }
-        }
-        for k in active { summaries[k] = try runs[k].finish(into: sink, complete: false) }
-        return summaries.map { $0! }
-    }
-}
-
-/// One source of a session run in turn with others: its pipeline and read buffer.
-private final class SourceRun {
-    let source: any SampleBlockSource
-    let pipeline: MeterPipeline
-    private let buffer: UnsafeMutablePointer<Float>
-    private static let blockFrames = 4096
-
-    init(source: any SampleBlockSource, pipeline: MeterPipeline) {
-        self.source = source
-        self.pipeline = pipeline
-        buffer = .allocate(capacity: Self.blockFrames * source.channels)
-    }
-
-    deinit { buffer.deallocate() }
-
-    func start(into sink: any FrameSink, live: Bool = false) throws {
-        try sink.start(pipeline.streamInfo(source: source.name, live: live, channelNames: source.channelNames))
-        if let n = source.expectedFrames { pipeline.expectEnd(at: n) }
-    }
-
-    /// Reads and meters one block; false at the source's end.
-    func step(into sink: any FrameSink) throws -> Bool {
-        let n = try source.read(into: buffer, maxFrames: Self.blockFrames)
-        if n == 0 { return false }
-        try pipeline.process(buffer, frames: n) { try sink.frame($0) }
-        return true
-    }
-
-    /// The last partial hop (unless `lastHop` is false: a played file stopped early ends its
-    /// frames where the sound ended) and the end line; `complete` when this source was read to
-    /// its end.
-    func finish(into sink: any FrameSink, complete: Bool, lastHop: Bool = true) throws -> StreamSummary {
-        if lastHop { try pipeline.finish { try sink.frame($0) } }
-        var s = pipeline.summary()
-        s.complete = complete
-        try sink.end(s)
-        return s
+        return try StreamRun(pipeline: pipeline, sink: output).run(readAhead, shouldStop: shouldStop)
     }
 }

@@ -4,7 +4,7 @@ import Synchronization
 /// A sound file played through a PulseAudio playback stream (`pa_simple_write`) as a session's
 /// source: each block read is written to the stream first, so the server paces the reading
 /// and the frames meter what is being played. `MeterSession` runs it on its own thread while
-/// the caller's thread draws and reads keys.
+/// the caller's thread reads keys.
 ///
 /// The reading thread owns the reader and the stream. The UI talks to it only through
 /// atomics: pause, seek and stop requests in; the played position and state out. Pausing
@@ -43,6 +43,9 @@ public final class PlaybackSource: SampleBlockSource, @unchecked Sendable {
     private var filePos = 0, wasPaused = false
     /// The file was played to its end (not stopped); set before `read` returns 0.
     public private(set) var playedToEnd = false
+    /// Called by the reading thread while paused, each time it wakes (the pause taken, a seek,
+    /// `nudge`): the session's `idle` call, so a screen sink redraws with no frame coming.
+    var whilePaused: (() throws -> Void)?
     /// The file's own channel map, as `analyze` names the channels.
     public var channelNames: [String]? { reader.channelNames }
     /// The file's declared length: the last partial hop's window is exact as in `analyze`
@@ -96,6 +99,9 @@ public final class PlaybackSource: SampleBlockSource, @unchecked Sendable {
         unpaused.signal()
     }
 
+    /// Wakes a paused reading thread for one more `whilePaused` (a redraw after a resize).
+    public func nudge() { unpaused.signal() }
+
     public func seek(bySeconds s: Double) {
         seekDelta.add(Int(s * Double(rate)), ordering: .acquiringAndReleasing)
         unpaused.signal()
@@ -127,6 +133,7 @@ public final class PlaybackSource: SampleBlockSource, @unchecked Sendable {
                     wasPaused = true
                     if heldForStop.load(ordering: .acquiring) { pauseTaken.signal() }
                 }
+                try whilePaused?()
                 unpaused.wait()  // asleep until resumed, moved, stopped or cancelled
                 continue
             }

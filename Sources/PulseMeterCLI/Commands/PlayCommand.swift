@@ -33,10 +33,9 @@ enum PlayCommand {
             do { try session.finish() } catch is OutputClosed {}  // a reader gone (| head) ends the play
             return 0
         }
-        let levels = try WaveformCommand.compute(path: path, bars: 1024, floorDb: -60).levels
-        let latest = LatestFrameSink()
+        let levels = try WaveformPasses.bars(path: path, bars: 1024, floorDb: -60).levels
         let screen = TerminalScreen(output: output, readsKeys: true)
-        var renderer = PlayerRenderer(levels: levels, title: path.lastComponent.string, width: screen.columns ?? 80,
+        let renderer = PlayerRenderer(levels: levels, title: path.lastComponent.string, width: screen.columns ?? 80,
                                       color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
         try screen.enter()
         // Ctrl-Z: silent while stopped (the stream paused, the terminal given back); fg plays on.
@@ -46,7 +45,11 @@ enum PlayCommand {
             Signals.endJobControl()
             screen.leave()
         }
-        try session.start(into: [latest])
+        // The screen is drawn by its sink on the session's thread, at each frame; this thread
+        // reads the keys, and wakes a paused source so that the sink redraws (a resize, fg).
+        try session.start(into: [PlayerScreenSink(screen: screen, renderer: renderer, source: source,
+                                                  showsLoudness: settings.loudness, target: settings.targetLufs,
+                                                  resized: Signals.takeResize)])
         while !session.isFinished && !cancellation.isCancelled {
             for key in screen.readKeys() {
                 switch key {
@@ -57,12 +60,7 @@ enum PlayCommand {
                 case .other: break
                 }
             }
-            if Signals.takeResize() || screen.takeRedraw(), let columns = screen.columns { renderer.width = columns }
-            let level = source.isPaused ? nil : latest.rmsDb
-            let frame = renderer.render(playedFrames: source.position, totalFrames: source.totalFrames,
-                                        rate: source.rate, levelDb: level, paused: source.isPaused,
-                                        loudness: settings.loudness ? latest.loudness : nil, target: settings.targetLufs)
-            try screen.draw(frame)
+            if source.isPaused { source.nudge() }
             CurrentProcess.pause(seconds: 0.033)
         }
         source.stop()

@@ -44,11 +44,11 @@ enum WaveformCommand {
         // "complete":false, and exit 130.
         let cancellation = try Signals.stopCancellation()
         if many {
-            // One JSON object per file, each carrying "file", from the same compute.
+            // One JSON object per file, each carrying "file", from the same passes.
             return try ManyFiles.run(a, cancellation: cancellation) { path in
                 ManyFiles.outcome(command: "waveform") { warn in
-                    var w = try compute(path: path, bars: bars, floorDb: floorDb, warn: warn,
-                                        shouldStop: { cancellation.isCancelled })
+                    var w = try WaveformPasses.bars(path: path, bars: bars, floorDb: floorDb, warn: warn,
+                                                    shouldStop: { cancellation.isCancelled })
                     w.normalized = normalize
                     return (Array(WaveformRenderer.json(w, file: path.string).utf8), w.complete)
                 }
@@ -58,8 +58,8 @@ enum WaveformCommand {
         let reader = try open(path, a, cancellation: cancellation)
         if let pixels { return try writePixels(reader, pixels, bars: bars, path: path, a, cancellation: cancellation) }
         // A file stops between blocks; stdin has already ended at the signal (all that came).
-        var waveform = try compute(reader, bars: bars, floorDb: floorDb,
-                                   shouldStop: { !path.isDash && cancellation.isCancelled })
+        var waveform = try WaveformPasses.bars(reader, bars: bars, floorDb: floorDb,
+                                               shouldStop: { !path.isDash && cancellation.isCancelled })
         if path.isDash && cancellation.isCancelled { waveform.framesRead = waveform.frames }
         waveform.normalized = normalize
         try write(waveform, format: format, style: style, to: try OutputChoice.open(a))
@@ -107,7 +107,7 @@ enum WaveformCommand {
             throw PulsemeterError(.usage, "--format dat writes binary data: give -o FILE.dat or redirect stdout")
         }
         do {
-            try PixelOptions.write(reader, pixels, bars: bars, to: output)
+            try WaveformPasses.pixels(reader, pixels, bars: bars, to: output)
         } catch is OutputClosed {}
         if path.isDash && cancellation.isCancelled {  // stdin ended by the signal: what came
             return Interruption.report(read: reader.declaredFrames, of: nil, rate: reader.rate,
@@ -129,50 +129,6 @@ enum WaveformCommand {
         do {
             try output.write(Array(text.utf8))
         } catch is OutputClosed {}
-    }
-
-    /// The waveform of an audio file (through ffmpeg what libsndfile does not read).
-    static func compute(path: FilePath, bars: Int, floorDb: Double, warn: (String) -> Void = CLI.warn,
-                        shouldStop: () -> Bool = { false }) throws -> Waveform {
-        try compute(try AudioFile.open(path), bars: bars, floorDb: floorDb, warn: warn, shouldStop: shouldStop)
-    }
-
-    /// Streams the file once with the frame count its header gives; if the file holds a
-    /// different number of frames (a truncated data chunk, an estimated MP3 or m4a length), runs
-    /// a second pass with the true count so bar boundaries are exact. `shouldStop` (polled
-    /// between blocks) cuts it short: the waveform so far, with `framesRead`.
-    static func compute(_ reader: any AudioFileSource, bars: Int, floorDb: Double,
-                        warn: (String) -> Void = CLI.warn, shouldStop: () -> Bool = { false }) throws -> Waveform {
-        var frames = reader.declaredFrames
-        let file = reader as? SoundFileReader  // how its decoding ended is worded (InputEnding)
-        let block = 16384
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * reader.channels)
-        defer { buffer.deallocate() }
-        for _ in 0..<2 {
-            var acc = WaveformAccumulator(totalFrames: frames, bars: bars, channels: reader.channels)
-            var seen = 0
-            while !shouldStop() {
-                let n = try reader.read(into: buffer, maxFrames: block)
-                if n == 0 { break }
-                acc.push(buffer, frames: n)
-                seen += n
-            }
-            if shouldStop() {
-                var partial = acc.result(rate: reader.rate, floorDb: floorDb)
-                partial.framesRead = seen
-                return partial
-            }
-            if let file, case .decodeError = file.ending { try InputEnding.report(file, warn: warn) }  // no second pass past damage
-            if seen == frames {
-                if let file { try InputEnding.report(file, warn: warn) }
-                return acc.result(rate: reader.rate, floorDb: floorDb)
-            }
-            frames = seen
-            guard reader.seek(toFrame: 0) else {
-                throw PulsemeterError(.notDecodable, "cannot seek in \(reader.name) for a second pass")
-            }
-        }
-        throw PulsemeterError(.notDecodable, "\(reader.name) decodes to a different length on each pass; cannot summarize it")
     }
 
     /// Accepts a CSS colour value without characters that could break out of the attribute.
