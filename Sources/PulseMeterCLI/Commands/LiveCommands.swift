@@ -85,8 +85,9 @@ enum LiveCommands {
         let mode = all[0].recordMode
         var sink: any FrameSink
         var ansi: AnsiLiveSink?
+        let lines = NDJSONLines(levelFloorDb: levelFloor)  // each line encoded once for all sinks
         switch format {
-        case .ndjson: sink = NDJSONSink(output: output, levelFloorDb: levelFloor)
+        case .ndjson: sink = NDJSONSink(output: output, lines: lines)
         case .csv: sink = PeriodOptions.csvSink(a, output: output, gathering: false)
         case .ansi:
             ansi = try ansiSink(a, output: output, record: record, mode: mode, all: all,
@@ -107,15 +108,15 @@ enum LiveCommands {
             // Events detected only for the silence gauge reach no other sink.
             let eventLines = MeterOptions.eventLines(a)
             if !eventLines { sink = WithoutEventsSink(sink) }
-            sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor, eventLines: eventLines)])
+            sink = FanOutSink([sink, HTTPSink(server: server!, lines: lines, eventLines: eventLines)])
             CLI.note(serving(host: listening.host, port: listening.port))
         }
         defer { server?.finish() }
         sink = try MQTTOptions.attach(a, to: sink, client: mqtt, source: source, periods: a.has("interval"),
-                                      alarms: all[0].settings.settings.alarms.map(\.name))
-        let (runner, hooked) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
+                                      alarms: all[0].settings.settings.alarms.map(\.name), lines: lines)
+        let (runner, hooked) = try HookOptions.attach(a, to: sink, stop: stopSignal, lines: lines, recordings: singleRecordings(all))
         let periods = try PeriodOptions.attach(a, to: hooked, live: true, spl: all[0].settings.settings.spl != nil)
-        let fullSink = ReportOptions.attach(a, to: periods, page: page)
+        let fullSink = ReportOptions.attach(a, to: periods, page: page, lines: lines)
         hooks = runner
         let notifier = serviceNotifier(serviceManager, stop: cancellation)
         // The run can end before the signal thread reaches the wake-up above: said before the exit.
