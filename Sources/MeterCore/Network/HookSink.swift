@@ -8,11 +8,11 @@
 /// `next` writes then carries their totals (`hooks_run`, `hooks_dropped`, `hooks_killed`).
 ///
 /// The line given to the hook is the NDJSON line the run writes (the same bytes, from the run's
-/// `NDJSONLines`); the
-/// variables mirror its fields: PULSEMETER_TYPE its type, _EVENT its `event` (event and file
-/// lines), _POS its position, _T that position in seconds, _SOURCE the start line's source,
-/// _FILE the file of a `file` line, or the recording the line falls in. With several sources
-/// each line's source, rate and recording are its stream's.
+/// `NDJSONLines`); the variables mirror its fields: PULSEMETER_TYPE its type, _EVENT its
+/// `event` (event and file lines), _POS its position, _T that position in seconds, _SOURCE the
+/// start line's source, _FILE the file of a `file` line, or the recording the line falls in
+/// (`OpenRecordings`). With several sources each line's source, rate and recording are its
+/// stream's.
 public final class HookSink: FrameSink {
     private let next: any FrameSink
     private let kinds: Set<HookLine.Kind>
@@ -25,14 +25,14 @@ public final class HookSink: FrameSink {
     private var rates: [Int: Int] = [:]
     /// Streams started and not yet ended.
     private var open = 0
-    /// The recording each stream is writing (index: the stream, 0 with one source): a single
-    /// file, given by the caller; split and trigger files follow their `file` lines.
-    public var recordingFiles: [Int: String] = [:]
+    /// The file each stream's recording is writing (fed by the run's `file` lines before this).
+    private let recordings: OpenRecordings
 
     public init(kinds: Set<HookLine.Kind> = Set(HookLine.Kind.allCases), next: any FrameSink,
-                lines: NDJSONLines = NDJSONLines(),
+                lines: NDJSONLines = NDJSONLines(), recordings: OpenRecordings = OpenRecordings(),
                 submit: @escaping (HookLine) -> Void, settle: @escaping () -> HookTotals) {
         self.next = next
+        self.recordings = recordings
         self.lines = lines
         self.kinds = kinds
         self.submit = submit
@@ -66,13 +66,10 @@ public final class HookSink: FrameSink {
 
     public func file(_ event: RecordingFileEvent) throws {
         try next.file(event)
-        let k = event.stream ?? 0
-        if event.kind == .open { recordingFiles[k] = event.file }
         if kinds.contains(.file) {
             hand(.file, lines.file(event), type: "file", event: event.kind == .open ? "open" : "close",
                  pos: event.pos, stream: event.stream, file: event.file)
         }
-        if event.kind == .close { recordingFiles[k] = nil }
     }
 
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
@@ -103,7 +100,7 @@ public final class HookSink: FrameSink {
     private func hand(_ kind: HookLine.Kind, _ line: [UInt8], type: String, event: String?, pos: Int, stream: Int?,
                       file: String? = nil) {
         let k = stream ?? 0
-        let file = file ?? recordingFiles[k], source = sources[k] ?? ""
+        let file = file ?? recordings.writing(stream), source = sources[k] ?? ""
         let t = Double(pos) / Double(rates[k] ?? 1)
         number.reset()
         number.number(t, decimals: 5)

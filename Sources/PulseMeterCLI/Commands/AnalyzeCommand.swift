@@ -28,7 +28,7 @@ enum AnalyzeCommand {
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal, csv: true)
         try PeriodOptions.checkFormat(a, format)
         // Only a stop signal cancels here: the end line waits for every hook accepted.
-        let sinks = try RunSinks.build(a, format: format, output: output, terminal: {
+        let sinks = try RunSinks.build(a, format: format, output: output, terminal: { _ in
             (AnsiSummarySink(output: output, width: Terminal.size(fd: output.fd)?.columns ?? 80,
                              color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8), restore: {})
         }, stop: cancellation, spl: settings.settings.spl != nil, page: page, live: nil)

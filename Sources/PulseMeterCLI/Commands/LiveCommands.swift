@@ -88,8 +88,8 @@ enum LiveCommands {
             serve: { try httpServer($0, record: record, mode: mode, session: session, mqtt: $1) },
             source: session.liveSourceNames.first ?? url?.shown ?? "default",
             alarms: all[0].settings.settings.alarms.map(\.name), recordings: singleRecordings(all))
-        let sinks = try RunSinks.build(a, format: format, output: output, levelFloorDb: levelFloor, terminal: {
-            let ansi = try ansiSink(a, output: output, record: record, mode: mode, all: all,
+        let sinks = try RunSinks.build(a, format: format, output: output, levelFloorDb: levelFloor, terminal: { recordings in
+            let ansi = try ansiSink(a, output: output, record: record, mode: mode, all: all, recordings: recordings,
                                     session: session, cancellation: cancellation)
             return (ansi, restore: {
                 Signals.endJobControl()
@@ -151,9 +151,10 @@ enum LiveCommands {
     /// The live meter on the terminal. q or Esc cancels as Ctrl-C does; Ctrl-Z gives the
     /// terminal back and stops, fg takes it again and redraws.
     static func ansiSink(_ a: ParsedArguments, output: FileDescriptorOutput, record: FilePath?, mode: RecordingPlan.Mode,
-                         all: [LiveOptions], session: MeterSession, cancellation: Cancellation) throws -> AnsiLiveSink {
+                         all: [LiveOptions], recordings: OpenRecordings, session: MeterSession,
+                         cancellation: Cancellation) throws -> AnsiLiveSink {
         let ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize, onQuit: { cancellation.cancel() })
-        ansi.recordingFiles = singleRecordings(all)
+        ansi.recordings = recordings
         ansi.pause = all[0].pause
         ansi.showsHistory = record != nil && !a.flag("no-history")
         if case .trigger = mode { ansi.recordingIdleStatus = "waiting for the trigger" }

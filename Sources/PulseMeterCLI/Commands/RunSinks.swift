@@ -12,7 +12,9 @@ import MeterIO
 /// 3. MQTT (`--mqtt`) in front of those: it adds `mqtt_dropped` to the end line;
 /// 4. hooks (`--exec`) in front: they settle before the last end line goes on (their totals);
 /// 5. periods (`--interval`, `--lden`) in front of all: their lines reach every sink;
-/// 6. the report (`--report`) beside the rest (the end line as the hooks got it).
+/// 6. the report (`--report`) beside the rest (the end line as the hooks got it);
+/// 7. a live run's recording status (`OpenRecordings`) first of all: which file is open, as
+///    its `file` lines say, for the terminal and the hooks.
 ///
 /// analyze's progress line is the session's (`SessionDescription.progress`); a service
 /// manager's notifier is handed to the session after `sink`, so its ping follows every sink.
@@ -27,7 +29,7 @@ final class RunSinks {
         /// The metered source's name (MQTT's default NAME).
         var source: String
         var alarms: [String]
-        /// Each source's single recording by stream index (hooks' PULSEMETER_FILE).
+        /// Each source's single recording by stream index (one file throughout, no `file` lines).
         var recordings: [Int: String]
     }
 
@@ -43,10 +45,12 @@ final class RunSinks {
         sink = DiscardingSink()
     }
 
-    /// `terminal`: the output for a person and how to give the terminal back. `stop`: what
-    /// ends the hooks rather than waits for them. `spl`: the run measures sound levels.
+    /// `terminal`: the output for a person (reading the open recordings) and how to give the
+    /// terminal back. `stop`: what ends the hooks rather than waits for them. `spl`: the run
+    /// measures sound levels.
     static func build(_ a: ParsedArguments, format: MeterOptions.Format, output: FileDescriptorOutput,
-                      levelFloorDb: Double? = nil, terminal: () throws -> (any FrameSink, restore: () -> Void),
+                      levelFloorDb: Double? = nil,
+                      terminal: (OpenRecordings) throws -> (any FrameSink, restore: () -> Void),
                       stop: Cancellation, spl: Bool, page: FilePath?, live: Live?) throws -> RunSinks {
         let run = RunSinks(NDJSONLines(levelFloorDb: levelFloorDb))
         do {
@@ -59,14 +63,15 @@ final class RunSinks {
     }
 
     private func assemble(_ a: ParsedArguments, format: MeterOptions.Format, output: FileDescriptorOutput,
-                          terminal: () throws -> (any FrameSink, restore: () -> Void),
+                          terminal: (OpenRecordings) throws -> (any FrameSink, restore: () -> Void),
                           stop: Cancellation, spl: Bool, page: FilePath?, live: Live?) throws {
         // A file's output thread flushes gathered lines whenever it has written all that is queued.
         let gathering = live == nil
+        let recordings = OpenRecordings(single: live?.recordings ?? [:])
         switch format {
         case .ndjson: sink = NDJSONSink(output: output, lines: lines, gathering: gathering)
         case .csv: sink = PeriodOptions.csvSink(a, output: output, gathering: gathering)
-        case .ansi: (sink, restoreTerminal) = try terminal()
+        case .ansi: (sink, restoreTerminal) = try terminal(recordings)
         }
         var mqtt: MQTTClient?
         if let live {
@@ -75,9 +80,10 @@ final class RunSinks {
             sink = try MQTTOptions.attach(a, to: sink, client: mqtt, source: live.source, periods: a.has("interval"),
                                           alarms: live.alarms, lines: lines)
         }
-        (hooks, sink) = try HookOptions.attach(a, to: sink, stop: stop, lines: lines, recordings: live?.recordings ?? [:])
+        (hooks, sink) = try HookOptions.attach(a, to: sink, stop: stop, lines: lines, recordings: recordings)
         sink = try PeriodOptions.attach(a, to: sink, live: live != nil, spl: spl)
         sink = ReportOptions.attach(a, to: sink, page: page, lines: lines)
+        if live != nil { sink = FanOutSink([recordings, sink]) }
     }
 
     /// `--listen`: the HTTP sink beside the output.
