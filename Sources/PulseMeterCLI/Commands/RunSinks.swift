@@ -35,8 +35,8 @@ final class RunSinks {
 
     /// The run's front sink.
     private(set) var sink: any FrameSink
-    let lines: NDJSONLines
-    private(set) var hooks: HookRunner?
+    private let lines: NDJSONLines
+    private var hooks: HookRunner?
     private var server: MonitorHTTPServer?
     private var restoreTerminal: () -> Void = {}
 
