@@ -24,10 +24,10 @@ import Testing
     static func run(kinds: Set<HookLine.Kind>, recording: String? = nil) throws -> (lines: [String], hooks: [HookLine]) {
         let out = Bytes()
         var hooks: [HookLine] = []
-        let hookSink = HookSink(kinds: kinds, next: NDJSONSink(output: out), submit: { hooks.append($0) },
-                                settle: { HookTotals() })
-        hookSink.recordingFiles = recording.map { [0: $0] } ?? [:]
-        let fan: any FrameSink = hookSink
+        let recordings = OpenRecordings(single: recording.map { [0: $0] } ?? [:])
+        let hookSink = HookSink(kinds: kinds, next: NDJSONSink(output: out), recordings: recordings,
+                                submit: { hooks.append($0) }, settle: { HookTotals() })
+        let fan: any FrameSink = FanOutSink([recordings, hookSink])  // as the run's sinks are built
         try fan.start(StreamInfo(source: "mic", settings: settings(), live: true))
         var quiet = MeterFrame(pos: 8000, ts: 100.5, rmsDb: [-90], peakDb: [-90])
         quiet.events = [MeterEvent(.silenceStart, pos: 4000)]
@@ -82,8 +82,8 @@ import Testing
     @Test("several sources: each hook line carries its stream, and its source, time and recording are that stream's")
     func severalStreams() throws {
         var hooks: [HookLine] = []
-        let sink = HookSink(next: CollectingSink(), submit: { hooks.append($0) }, settle: { HookTotals() })
-        sink.recordingFiles = [0: "x-1.wav", 1: "x-2.wav"]
+        let sink = HookSink(next: CollectingSink(), recordings: OpenRecordings(single: [0: "x-1.wav", 1: "x-2.wav"]),
+                            submit: { hooks.append($0) }, settle: { HookTotals() })
         for (k, (name, rate)) in [("mic", 8000), ("desk.monitor", 16000)].enumerated() {
             var info = StreamInfo(source: name, settings: MeterSettings(rate: rate, channels: 1), live: true)
             info.stream = k

@@ -9,10 +9,11 @@ public final class FileLinesSink: FrameSink {
     private let file: String
     private let frames: Bool
 
-    public init(file: String, frames: Bool) {
+    /// `encoded`: the run's lines, shared with its report.
+    public init(file: String, frames: Bool, lines encoded: NDJSONLines = NDJSONLines()) {
         self.file = file
         self.frames = frames
-        lines = NDJSONSink(output: collected)
+        lines = NDJSONSink(output: collected, lines: encoded)
     }
 
     public func start(_ info: StreamInfo) throws {

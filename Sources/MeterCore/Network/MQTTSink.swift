@@ -12,8 +12,8 @@ public protocol MQTTPublisher: AnyObject {
 
 /// `--mqtt`: in front of the run's output (`next`), publishes the meter to a broker: Home
 /// Assistant discovery at the start, a state every `every` seconds of the frames' time, each
-/// `period`, `day` and `event` line at once on the event topic (the NDJSON line's JSON, from
-/// the same encoder), and at the end of the stream the count of what was dropped on the end
+/// `period`, `day` and `event` line at once on the event topic (the NDJSON line's JSON, the
+/// run's `NDJSONLines`), and at the end of the stream the count of what was dropped on the end
 /// line (`mqtt_dropped`). Everything passes on to `next` unchanged otherwise.
 public final class MQTTSink: FrameSink {
     private let next: any FrameSink
@@ -24,7 +24,7 @@ public final class MQTTSink: FrameSink {
     private let periods: Bool
     private let events: Bool
     private let alarms: [String]
-    private var encoder = NDJSONEncoder()
+    private let lines: NDJSONLines
     private let state = MQTTState()
     private var info: StreamInfo?
     private var due: Double?
@@ -34,8 +34,10 @@ public final class MQTTSink: FrameSink {
     /// the alarms' (`--alarm` lines come without `--events`, as `WithoutEventsSink` passes them).
     /// `alarms`: the names of the run's alarms, a binary sensor each.
     public init(next: any FrameSink, publisher: any MQTTPublisher, topics: MQTTTopics, version: String,
-                every: Double, periods: Bool, events: Bool, alarms: [String] = []) {
+                every: Double, periods: Bool, events: Bool, alarms: [String] = [],
+                lines: NDJSONLines = NDJSONLines()) {
         self.next = next
+        self.lines = lines
         self.publisher = publisher
         self.topics = topics
         discovery = MQTTDiscovery(topics: topics, version: version)
@@ -48,14 +50,14 @@ public final class MQTTSink: FrameSink {
     public func start(_ info: StreamInfo) throws {
         try next.start(info)
         self.info = info
-        _ = encoder.start(info)  // the encoder learns the rate for `t`
+        _ = lines.start(info)  // the lines' `t` needs the rate (the line itself is next's)
         publisher.announce(discovery.messages(info, periods: periods, alarms: alarms))
     }
 
     public func frame(_ frame: MeterFrame) throws {
         try next.frame(frame)
         publishLines(frame.period, frame.day)
-        for e in frame.events where events || e.isAlarm { line(encoder.event(e, ts: frame.ts, stream: frame.stream)) }
+        for e in frame.events where events || e.isAlarm { line(lines.event(e, ts: frame.ts, stream: frame.stream)) }
         guard let info else { return }
         let time = frame.ts ?? Double(frame.pos) / Double(max(1, info.settings.rate))
         if time >= (due ?? time) {
@@ -68,11 +70,11 @@ public final class MQTTSink: FrameSink {
 
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {
         try next.event(event, ts: ts, stream: stream)
-        if events || event.isAlarm { line(encoder.event(event, ts: ts, stream: stream)) }
+        if events || event.isAlarm { line(lines.event(event, ts: ts, stream: stream)) }
     }
 
     public func end(_ summary: StreamSummary) throws {
-        for e in summary.events where events || e.isAlarm { line(encoder.event(e, ts: nil, stream: summary.stream)) }
+        for e in summary.events where events || e.isAlarm { line(lines.event(e, ts: nil, stream: summary.stream)) }
         publishLines(summary.period, summary.day)
         var summary = summary
         summary.mqttDropped = publisher.finish()
@@ -81,10 +83,10 @@ public final class MQTTSink: FrameSink {
 
     private func publishLines(_ period: PeriodReport?, _ day: DayReport?) {
         if let period {
-            lastPeriod = encoder.period(period)
+            lastPeriod = lines.period(period)
             line(lastPeriod!)
         }
-        if let day { line(encoder.day(day)) }
+        if let day { line(lines.day(day)) }
     }
 
     /// An NDJSON line on the event topic, without its newline.

@@ -1,5 +1,5 @@
 /// The figures of an `end` line as rows for a report's table: each value exactly as the line
-/// prints it (the line is written by `NDJSONEncoder`, read back here, so the table and the
+/// prints it (the line is written by `NDJSONLines`, read back here, so the table and the
 /// line cannot differ by a digit). A scalar is a row of one value; an array of scalars (one per
 /// channel) a row of several; objects and arrays of objects are spelled out by path
 /// (`verdict.rules[0].value`, `ln_db[1].L90`). `type` and `stream` are not figures.
@@ -18,10 +18,10 @@ public struct EndLineFigures: Sendable, Equatable {
         for (key, value) in fields where key != "type" && key != "stream" { add(key, value) }
     }
 
-    /// The line `NDJSONEncoder` writes for `summary`, read into rows.
+    /// The end line of `summary`, encoded here (a many-file report's index, whose lines went
+    /// out from the files' own sinks), read into rows.
     public init(_ summary: StreamSummary) {
-        var encoder = NDJSONEncoder()
-        self.init(line: encoder.end(summary))
+        self.init(line: NDJSONLines().end(summary))
     }
 
     /// The value text of the row `key`, nil when the line has no such figure.

@@ -55,6 +55,8 @@ public struct ReportPage {
     let header: Header
     let info: StreamInfo
     let summary: StreamSummary
+    /// The end line's figures, read from the line as the run wrote it.
+    let figures: EndLineFigures
     let layout: Series
     let history: CurveHistory
     let marks: [(kind: String, pos: Int)]
@@ -64,7 +66,7 @@ public struct ReportPage {
         var out = Self.head(title: "pulsemeter report: \(name)")
         out += "<h1>pulsemeter report: \(Markup.escape(name))</h1>\n"
         out += headerTable() + verdictLine()
-        out += "<h2>Figures</h2>\n" + Self.figuresTable(EndLineFigures(summary))
+        out += "<h2>Figures</h2>\n" + Self.figuresTable(figures)
         out += "<h2>Timelines</h2>\n" + timelines()
         out += spectrum()
         return out + "</body>\n</html>\n"

@@ -9,6 +9,7 @@ public final class ReportSink: FrameSink {
     private let header: ReportPage.Header
     private let file: String?
     private let write: ([UInt8]) throws -> Void
+    private let lines: NDJSONLines
     private var info: StreamInfo?
     private var layout = ReportPage.Series(channels: 0, loudness: false, spl: false)
     private var history = CurveHistory(series: 0)
@@ -16,8 +17,11 @@ public final class ReportSink: FrameSink {
     private var values: [Double] = []
 
     /// `file`: the end line's `file` (a many-file run's), so the figures are that line's.
-    public init(header: ReportPage.Header, file: String? = nil, write: @escaping ([UInt8]) throws -> Void) {
+    /// `lines`: the run's, so the figures are read from the end line its output wrote.
+    public init(header: ReportPage.Header, file: String? = nil, lines: NDJSONLines = NDJSONLines(),
+                write: @escaping ([UInt8]) throws -> Void) {
         self.header = header
+        self.lines = lines
         self.file = file
         self.write = write
     }
@@ -62,7 +66,8 @@ public final class ReportSink: FrameSink {
         for e in summary.events { mark(e.name, pos: e.pos) }
         var s = summary
         s.file = file ?? summary.file
-        let page = ReportPage(header: header, info: info, summary: s, layout: layout, history: history, marks: marks.marks)
+        let page = ReportPage(header: header, info: info, summary: s, figures: EndLineFigures(line: lines.end(s)),
+                              layout: layout, history: history, marks: marks.marks)
         try write(Array(page.html().utf8))
     }
 

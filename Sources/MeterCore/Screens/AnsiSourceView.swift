@@ -8,7 +8,7 @@ public struct AnsiSourceView {
     public var lastFrame: MeterFrame?
     /// The source is lost and waited for (`--reconnect`).
     public var outage = false
-    private var openFile: String?
+    /// Where the file open now (or last closed) began.
     private var openFilePos = 0
     /// Capture frames of the open file's span that were paused, and where the current pause
     /// began: the recorded time counts what the file holds.
@@ -32,11 +32,9 @@ public struct AnsiSourceView {
     public mutating func file(_ event: RecordingFileEvent) {
         switch event.kind {
         case .open:
-            openFile = SafeText.terminal(event.file)
             openFilePos = event.pos
             pausedFrames = 0
         case .close:
-            openFile = nil
             openFilePos = event.pos
         case .pause:
             pausedAt = event.pos
@@ -49,11 +47,11 @@ public struct AnsiSourceView {
     }
 
     /// The head line's status: the outage, REC (or PAUSED) with the file and its recorded
-    /// time, or `idle` between files. `recordingFile`: a plain recording's file (REC throughout).
+    /// time, or `idle` between files. `recordingFile`: the file written now (`OpenRecordings`).
     public func status(paused: Bool, recordingFile: String?, idle: String?) -> MeterStatus {
         var status = MeterStatus(alert: outage ? "RECONNECTING: source lost, waiting for it" : nil)
         status.paused = paused
-        if let file = openFile ?? recordingFile.map(SafeText.terminal) {
+        if let file = recordingFile.map(SafeText.terminal) {
             status.recordingFile = file
             let recordedFrames = (pausedAt ?? currentFrame.pos) - openFilePos - pausedFrames
             status.recordedSeconds = Double(max(0, recordedFrames)) / Double(info.settings.rate)

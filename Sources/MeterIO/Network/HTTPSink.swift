@@ -13,13 +13,13 @@ public final class HTTPSink: FrameSink {
     /// The frames merged into /history's slots.
     private var slots: HistorySlots
 
-    /// `levelFloorDb`: the floor of the frames' `level`, as the run's own NDJSON has it, so
-    /// /events carries exactly the lines `-f ndjson` prints. `eventLines` false: the run
-    /// detects events for /metrics and /status only; its lines (and /events) have none.
-    public init(server: MonitorHTTPServer, levelFloorDb: Double? = nil, eventLines: Bool = true) {
+    /// `lines`: the run's lines, shared with its output, so /events carries exactly the bytes
+    /// `-f ndjson` prints. `eventLines` false: the run detects events for /metrics and /status
+    /// only; its lines (and /events) have none.
+    public init(server: MonitorHTTPServer, lines shared: NDJSONLines, eventLines: Bool = true) {
         self.server = server
-        let ndjson = NDJSONSink(output: lines, levelFloorDb: levelFloorDb)
-        slots = HistorySlots(levelFloorDb: levelFloorDb)
+        let ndjson = NDJSONSink(output: lines, lines: shared)
+        slots = HistorySlots(lines: shared)
         ndjsonLines = eventLines ? ndjson : WithoutEventsSink(ndjson)
     }
 

@@ -19,9 +19,8 @@ public final class AnsiLiveSink: FrameSink {
     private var lastDraw = 0.0
     /// Minimum seconds between redraws: frames that arrive faster (catching up) are skipped.
     public var minInterval = 1.0 / 90
-    /// The file of each source's plain (not split, not triggered) recording, by stream index
-    /// (0 with one source): REC for the whole run.
-    public var recordingFiles: [Int: String] = [:]
+    /// The file each source's recording writes (REC), fed by the run's `file` lines.
+    public var recordings = OpenRecordings()
     /// The scrolling level history strip (the recording meter, unless `--no-history`).
     public var showsHistory: Bool {
         get { renderer.history != nil }
@@ -175,7 +174,7 @@ public final class AnsiLiveSink: FrameSink {
         let erase = clearing ? AnsiMeterRenderer.clear : ""
         let paused = pause?.isPaused ?? false
         let statuses = views.indices.map {
-            views[$0].status(paused: paused, recordingFile: recordingFiles[$0], idle: recordingIdleStatus)
+            views[$0].status(paused: paused, recordingFile: recordings.writing($0), idle: recordingIdleStatus)
         }
         if views.count == 1 {
             views[0].renderer.width = renderer.width

@@ -27,21 +27,12 @@ enum AnalyzeCommand {
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal, csv: true)
         try PeriodOptions.checkFormat(a, format)
-        let sink: any FrameSink
-        switch format {
-        case .ndjson:
-            // The session's output thread flushes it whenever it has written all that is queued.
-            sink = NDJSONSink(output: output, gathering: true)
-        case .csv: sink = PeriodOptions.csvSink(a, output: output, gathering: true)
-        case .ansi:
-            sink = AnsiSummarySink(output: output, width: Terminal.size(fd: output.fd)?.columns ?? 80,
-                                   color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
-        }
         // Only a stop signal cancels here: the end line waits for every hook accepted.
-        let (hooks, hooked) = try HookOptions.attach(a, to: sink, stop: cancellation)
-        let periods = try PeriodOptions.attach(a, to: hooked, live: false, spl: settings.settings.spl != nil)
-        let fullSink = ReportOptions.attach(a, to: periods, page: page)
-        defer { hooks?.finish() }  // when the end line was not written (its reader went away)
+        let sinks = try RunSinks.build(a, format: format, output: output, terminal: { _ in
+            (AnsiSummarySink(output: output, width: Terminal.size(fd: output.fd)?.columns ?? 80,
+                             color: output.isTerminal && Terminal.colorAllowed, unicode: Terminal.localeIsUTF8), restore: {})
+        }, stop: cancellation, spl: settings.settings.spl != nil, page: page, live: nil)
+        defer { sinks.close() }  // the hooks, when the end line was not written (its reader went away)
         // On a terminal, one progress line on stderr, replaced by what follows (the summary, an
         // error); not when NDJSON goes to that terminal (it would split its lines), and nothing
         // off a terminal.
@@ -52,7 +43,7 @@ enum AnalyzeCommand {
                                              progress: progress.isActive ? (progress, label) : nil)
         let summary: StreamSummary
         do {
-            summary = try MeterSession(description, cancellation: cancellation).run(into: [fullSink])[0]
+            summary = try MeterSession(description, cancellation: cancellation).run(into: [sinks.sink])[0]
         } catch is OutputClosed {
             return 0
         }
@@ -111,10 +102,11 @@ extension AnalyzeCommand {
                 if forTable { read.loudness = true }
                 let settings = try MeterOptions.validated(read, a)
                 let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
-                let sink = FileLinesSink(file: path.string, frames: frames)
+                let lines = NDJSONLines()  // each line encoded once for the file's lines and its page
+                let sink = FileLinesSink(file: path.string, frames: frames, lines: lines)
                 let description = SessionDescription(sources: [.init(source, settings: settings, limit: limit)],
                                                      threads: .inline)
-                let reported = reports.map { $0.attach(to: sink, page: page, file: path.string) } ?? sink
+                let reported = reports.map { $0.attach(to: sink, page: page, file: path.string, lines: lines) } ?? sink
                 let summary = try MeterSession(description, cancellation: cancellation).run(into: [reported])[0]
                 let complete = summary.complete ?? true
                 if complete, let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }

@@ -83,45 +83,25 @@ enum LiveCommands {
         devices = nil  // the first stream holds the connection now
         for (source, reason) in session.waitingAtStart { CLI.note(ErrorWording.waiting(for: source, reason)) }
         let mode = all[0].recordMode
-        var sink: any FrameSink
-        var ansi: AnsiLiveSink?
-        switch format {
-        case .ndjson: sink = NDJSONSink(output: output, levelFloorDb: levelFloor)
-        case .csv: sink = PeriodOptions.csvSink(a, output: output, gathering: false)
-        case .ansi:
-            ansi = try ansiSink(a, output: output, record: record, mode: mode, all: all,
-                                session: session, cancellation: cancellation)
-            sink = ansi!
-        }
-        var hooks: HookRunner?
-        defer { hooks?.finish() }  // when the end line was not written (its reader went away)
-        defer {
-            if ansi != nil { Signals.endJobControl() }
-            ansi?.restore()
-        }
-        let source = session.liveSourceNames.first ?? url?.shown ?? "default"
-        let mqtt = try MQTTOptions.client(a, source: source)
-        var server: MonitorHTTPServer?
-        if let listening {
-            server = try httpServer(listening, record: record, mode: mode, session: session, mqtt: mqtt)
-            // Events detected only for the silence gauge reach no other sink.
-            let eventLines = MeterOptions.eventLines(a)
-            if !eventLines { sink = WithoutEventsSink(sink) }
-            sink = FanOutSink([sink, HTTPSink(server: server!, levelFloorDb: levelFloor, eventLines: eventLines)])
-            CLI.note(serving(host: listening.host, port: listening.port))
-        }
-        defer { server?.finish() }
-        sink = try MQTTOptions.attach(a, to: sink, client: mqtt, source: source, periods: a.has("interval"),
-                                      alarms: all[0].settings.settings.alarms.map(\.name))
-        let (runner, hooked) = try HookOptions.attach(a, to: sink, stop: stopSignal, recordings: singleRecordings(all))
-        let periods = try PeriodOptions.attach(a, to: hooked, live: true, spl: all[0].settings.settings.spl != nil)
-        let fullSink = ReportOptions.attach(a, to: periods, page: page)
-        hooks = runner
+        let live = RunSinks.Live(
+            listening: listening,
+            serve: { try httpServer($0, record: record, mode: mode, session: session, mqtt: $1) },
+            source: session.liveSourceNames.first ?? url?.shown ?? "default",
+            alarms: all[0].settings.settings.alarms.map(\.name), recordings: singleRecordings(all))
+        let sinks = try RunSinks.build(a, format: format, output: output, levelFloorDb: levelFloor, terminal: { recordings in
+            let ansi = try ansiSink(a, output: output, record: record, mode: mode, all: all, recordings: recordings,
+                                    session: session, cancellation: cancellation)
+            return (ansi, restore: {
+                Signals.endJobControl()
+                ansi.restore()
+            })
+        }, stop: stopSignal, spl: all[0].settings.settings.spl != nil, page: page, live: live)
+        defer { sinks.close() }
         let notifier = serviceNotifier(serviceManager, stop: cancellation)
         // The run can end before the signal thread reaches the wake-up above: said before the exit.
         defer { if Signals.stopRequested { notifier?.stopping() } }
         do {
-            try session.run(into: [fullSink] + (notifier.map { [$0] } ?? []))
+            try session.run(into: [sinks.sink] + (notifier.map { [$0] } ?? []))
         } catch is OutputClosed {
             return 0
         }
@@ -171,9 +151,10 @@ enum LiveCommands {
     /// The live meter on the terminal. q or Esc cancels as Ctrl-C does; Ctrl-Z gives the
     /// terminal back and stops, fg takes it again and redraws.
     static func ansiSink(_ a: ParsedArguments, output: FileDescriptorOutput, record: FilePath?, mode: RecordingPlan.Mode,
-                         all: [LiveOptions], session: MeterSession, cancellation: Cancellation) throws -> AnsiLiveSink {
+                         all: [LiveOptions], recordings: OpenRecordings, session: MeterSession,
+                         cancellation: Cancellation) throws -> AnsiLiveSink {
         let ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize, onQuit: { cancellation.cancel() })
-        ansi.recordingFiles = singleRecordings(all)
+        ansi.recordings = recordings
         ansi.pause = all[0].pause
         ansi.showsHistory = record != nil && !a.flag("no-history")
         if case .trigger = mode { ansi.recordingIdleStatus = "waiting for the trigger" }

@@ -37,9 +37,9 @@ final class ManyReports: @unchecked Sendable {
         return page
     }
 
-    func attach(to sink: any FrameSink, page: FilePath?, file: String) -> any FrameSink {
+    func attach(to sink: any FrameSink, page: FilePath?, file: String, lines: NDJSONLines) -> any FrameSink {
         guard let page else { return sink }
-        return FanOutSink([sink, ReportSink(header: header, file: file, write: ReportOptions.writer(page, force: force))])
+        return FanOutSink([sink, ReportSink(header: header, file: file, lines: lines, write: ReportOptions.writer(page, force: force))])
     }
 
     func add(_ path: FilePath, _ outcome: ManyFiles.Outcome) {

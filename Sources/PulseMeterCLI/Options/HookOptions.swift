@@ -42,10 +42,9 @@ enum HookOptions {
     /// The hook runner and `sink` behind the hook sink (which runs the hooks and, at the end,
     /// waits for them so the end line carries their totals), or nil and `sink` itself without
     /// `--exec`. `stop`: the cancellation only the stop signals fire (at a normal end every
-    /// hook accepted runs; after a stop they are ended). `recordings`: each source's single
-    /// recording's file name (by stream index, 0 with one source).
-    static func attach(_ a: ParsedArguments, to sink: any FrameSink, stop: Cancellation,
-                       recordings: [Int: String] = [:]) throws -> (HookRunner?, any FrameSink) {
+    /// hook accepted runs; after a stop they are ended). `lines`, `recordings`: the run's.
+    static func attach(_ a: ParsedArguments, to sink: any FrameSink, stop: Cancellation, lines: NDJSONLines,
+                       recordings: OpenRecordings) throws -> (HookRunner?, any FrameSink) {
         guard var kinds = try kinds(a), let command = a.string("exec") else { return (nil, sink) }
         // Events detected for the silence gauge only run no hook.
         if !MeterOptions.eventLines(a) { kinds = kinds.filter { !$0.isEvent } }
@@ -55,9 +54,8 @@ enum HookOptions {
             default: CLI.error(word(report))
             }
         })
-        let hooks = HookSink(kinds: kinds, next: sink, submit: { [runner] line in runner.submit(line) },
-                             settle: { [runner] in runner.finish() })
-        hooks.recordingFiles = recordings
+        let hooks = HookSink(kinds: kinds, next: sink, lines: lines, recordings: recordings,
+                             submit: { [runner] line in runner.submit(line) }, settle: { [runner] in runner.finish() })
         return (runner, hooks)
     }
 

@@ -52,14 +52,14 @@ enum MQTTOptions {
 
     /// The client, connecting in the background, and the MQTT sink in front of `sink`; nil and
     /// `sink` itself without `--mqtt`. `source`: the metered source's name, the default NAME.
-    /// `alarms`: the run's alarm names, a Home Assistant binary sensor each.
+    /// `alarms`: the run's alarm names, a Home Assistant binary sensor each. `lines`: the run's.
     static func attach(_ a: ParsedArguments, to sink: any FrameSink, client: MQTTClient?, source: String,
-                       periods: Bool, alarms: [String]) throws -> any FrameSink {
+                       periods: Bool, alarms: [String], lines: NDJSONLines) throws -> any FrameSink {
         guard let client, let address = try address(a) else { return sink }
         let every = try a.double("mqtt-every", what: "give seconds from 0.1 to 86400 between state messages",
                                  valid: { $0 >= 0.1 && $0 <= 86400 }) ?? 10
         return MQTTSink(next: sink, publisher: client, topics: topics(a, address, source: source), version: CLI.version,
-                        every: every, periods: periods, events: MeterOptions.eventLines(a), alarms: alarms)
+                        every: every, periods: periods, events: MeterOptions.eventLines(a), alarms: alarms, lines: lines)
     }
 
     static func topics(_ a: ParsedArguments, _ address: MQTTAddress, source: String) -> MQTTTopics {

@@ -45,10 +45,10 @@ enum ReportOptions {
         }
     }
 
-    /// `sink` with the report's sink beside it, writing `page` at the end.
-    static func attach(_ a: ParsedArguments, to sink: any FrameSink, page: FilePath?, file: String? = nil) -> any FrameSink {
+    /// `sink` with the report's sink beside it, writing `page` at the end. `lines`: the run's.
+    static func attach(_ a: ParsedArguments, to sink: any FrameSink, page: FilePath?, lines: NDJSONLines) -> any FrameSink {
         guard let page else { return sink }
-        return FanOutSink([sink, ReportSink(header: header(a), file: file, write: writer(page, force: a.flag("force")))])
+        return FanOutSink([sink, ReportSink(header: header(a), lines: lines, write: writer(page, force: a.flag("force")))])
     }
 
     /// Writes a page or the index whole; failures worded as every output's.
