@@ -4,7 +4,7 @@ import MeterCore
 import MeterIO
 import Synchronization
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// MeterSession (its live sources and a played file) runs inside the test process (not as a subprocess),

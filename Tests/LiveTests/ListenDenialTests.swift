@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite.Listen {
     /// Connections from `address` that each send part of a request's headers and never the

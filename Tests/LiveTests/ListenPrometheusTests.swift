@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite.Listen {
     @Test("a real Prometheus server scrapes /metrics: its query API returns the sine's level per channel and up == 1")

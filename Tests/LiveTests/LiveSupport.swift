@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
-import Waiting
+import TestSupport
 
 // Support for the live tests: a private server (PulseAudio from scripts/pulse-private, or
 // PipeWire's pulse server from scripts/pipewire-private), the pulsemeter binary run as a

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Waiting
+import TestSupport
 
 /// What the live tests wait for beyond a plain condition (`Wait.until`, `Wait.value`): a
 /// shell's status file, sound on a source, a tmux pane's screen.

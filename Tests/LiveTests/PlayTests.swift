@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// `play` through the test server's null sink, checked by metering its monitor.

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// A stop is instant in every state of a live run: a stop request wakes whatever the run

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// The ANSI meter on a real terminal (tmux), metering real audio played into vsink.

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import MeterCore
 @testable import MeterIO
-import Waiting
+import TestSupport
 
 /// The notification socket speaks systemd's protocol to a real datagram socket: one
 /// `NAME=value` datagram per notice, at a path and in the abstract namespace (`@name`).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `--events` through `analyze`: silence spans against ffmpeg's silencedetect, clip counts
 /// against the samples the test pinned at the rails, and the option errors.

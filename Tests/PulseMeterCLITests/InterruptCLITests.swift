@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 /// `analyze` and `waveform` stopped by a signal before the end of their input: the output so
 /// far says `"complete":false`, one stderr line says how far the run got, exit 130. Each run is

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `analyze --loudness` / `--target`: the NDJSON fields, the option's bounds, and programme-like
 /// material against ffmpeg's `ebur128=peak=true`.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// `pulsemeter normalize`: outputs at the target by pulsemeter's own meter and by ffmpeg's
 /// `ebur128` (run here), the true-peak cap and its stderr line, the limiter (ffmpeg's

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `analyze --interval --spl --start-time`: period lines against the statistics computed here
 /// from the same run's frames; `--lden`'s day line against Directive 2002/49/EC's formula;

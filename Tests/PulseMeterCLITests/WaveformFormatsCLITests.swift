@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `waveform --format dat|audiowaveform-json|peaks` against the published formats computed
 /// here from the file's samples, and against numpy; `--normalize` against the plain levels.
