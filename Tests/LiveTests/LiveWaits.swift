@@ -25,16 +25,3 @@ extension Wait {
         }, timeout: timeout).matched
     }
 }
-
-extension LiveSuite.TerminalMeter.Tmux {
-    /// The pane's rows once `ok` holds of them (or the last rows seen after `timeout` s).
-    func waitFor(_ target: String, timeout: Double = 10, _ ok: ([String]) -> Bool) throws -> [String] {
-        try Wait.value(timeout: timeout, { try rows(target) }, until: ok)
-    }
-
-    /// The same, `ok` also given the pane's cursor and alternate-screen flags.
-    func waitFor(_ target: String, timeout: Double = 10,
-                 _ ok: ([String], (cursor: String, alternate: String)) -> Bool) throws -> [String] {
-        try Wait.value(timeout: timeout, { (try rows(target), try flags(target)) }, until: { ok($0.0, $0.1) }).0
-    }
-}
