@@ -177,7 +177,8 @@ final class FifoFeeder: @unchecked Sendable {
             }
         }
         // Let the pipe source take everything before calling it done.
-        _ = Wait.until(timeout: .infinity, interval: 0.002) { stopFlag.load(ordering: .acquiring) || Fifo.pending(fd: fd) == 0 }  // no deadline: holds
+        let taken = Wait.until(timeout: .infinity, interval: 0.002) { stopFlag.load(ordering: .acquiring) || Fifo.pending(fd: fd) == 0 }
+        precondition(taken, "a wait with no deadline returns once its condition holds")
         if off >= samples.count { finished.store(true, ordering: .releasing) }
     }
 }

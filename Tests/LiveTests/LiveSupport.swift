@@ -191,14 +191,11 @@ enum Live {
 
     // MARK: scratch
 
-    /// A fresh temporary directory (mkdtemp), short enough for a socket path.
-    static func tempDir(_ tag: String) throws -> String {
-        var template = Array("/tmp/pm-live-\(tag)-XXXXXX".utf8CString)
-        guard let p = mkdtemp(&template) else { throw LiveSetupError("mkdtemp failed: \(String(cString: strerror(errno)))") }
-        return String(cString: p)
-    }
+    /// A fresh temporary directory (`TempDir.create`: /tmp/pm-live-TAG-XXXXXX), short enough
+    /// for a socket path; remove it with `removeTree`.
+    static func tempDir(_ tag: String) throws -> String { try TempDir.create("live-\(tag)", in: "/tmp") }
 
-    static func removeTree(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
+    static func removeTree(_ path: String) { TempDir.remove(path) }
 
     /// Mounts a tmpfs of `options` (e.g. "size=512k", "ro,size=64k") on `dir`, for the tests of
     /// a full or read-only disk (needs root; CI runs as root). Pair with `unmount`.

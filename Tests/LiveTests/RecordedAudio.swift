@@ -17,13 +17,10 @@ func writeRaw(_ samples: [Int16], to path: String) throws {
     try Data(samples.bytes).write(to: URL(fileURLWithPath: path))
 }
 
-/// Writes interleaved stereo s16 as a WAV file with sox (independent of the code under test).
+/// Writes interleaved stereo s16 at 48 kHz as a WAV file (`WAV.file`: built by hand,
+/// independent of the code under test).
 func writeWav(_ samples: [Int16], to path: String) throws {
-    let raw = path + ".raw"
-    try writeRaw(samples, to: raw)
-    defer { unlink(raw) }
-    let r = try run(["sox", "-t", "raw", "-r", "48000", "-e", "signed-integer", "-b", "16", "-c", "2", "-L", raw, path])
-    guard r.status == 0 else { throw LiveSetupError("sox could not write \(path): \(r.stderr)") }
+    try Data(WAV.file(samples, rate: Live.rate, channels: Live.channels)).write(to: URL(fileURLWithPath: path))
 }
 
 /// The file's samples as decoded by sox (s16, no dither).

@@ -16,11 +16,8 @@ func processRuns(_ pid: pid_t) -> Bool {
     return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
 }
 
-func monotonic() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+/// Seconds on the monotonic clock (`Wait.now`).
+func monotonic() -> Double { Wait.now() }
 
 /// Starts `process` the way a shell would: with no signals blocked. Foundation's Process
 /// (posix_spawn on the calling thread) passes on the calling thread's signal mask, and the

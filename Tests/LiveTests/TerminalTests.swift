@@ -60,7 +60,7 @@ extension LiveSuite {
             defer { _ = try? tmux("kill-server") }
             try tmux("new-session", "-d", "-s", "lost", "-x", "100", "-y", "20", try server.paneCommand(
                 "-d vsink.monitor --reconnect --exec-on gap --exec true", status: dir + "/status"))
-            _ = try tmux.waitFor("lost") { rows in Self.levels(rows).count == 2 }
+            try tmux.waitFor("lost") { rows in Self.levels(rows).count == 2 }
             try server.kill9()
             let lost = try tmux.waitFor("lost") { $0.first?.contains("RECONNECTING") == true }
             #expect(lost.first?.contains("RECONNECTING: source lost") == true, "\(lost.first ?? "")")
@@ -92,7 +92,7 @@ extension LiveSuite {
             // Wait for both meters to draw with real levels.
             let first = try tmux.waitFor("color") { rows in Self.levels(rows).contains { $0 > -60 } }
             #expect(Self.levels(first).contains { $0 > -60 }, "the meter shows the tone: \(first.joined(separator: "\n"))")
-            _ = try tmux.waitFor("plain") { rows in Self.levels(rows).count == 2 }
+            try tmux.waitFor("plain") { rows in Self.levels(rows).count == 2 }
 
             // In place: same layout, the header on the first row, nothing wrapped, within the pane.
             #expect(first.count == 30)

@@ -34,14 +34,28 @@ extension LiveSuite.TerminalMeter {
 }
 
 extension LiveSuite.TerminalMeter.Tmux {
-    /// The pane's rows once `ok` holds of them (or the last rows seen after `timeout` s).
-    func waitFor(_ target: String, timeout: Double = 10, _ ok: ([String]) -> Bool) throws -> [String] {
-        try Wait.value(timeout: timeout, { try rows(target) }, until: ok)
+    /// The pane's rows once `ok` holds of them. Asserted: when `ok` never held within `timeout`
+    /// s the test fails there (at the caller's line, with the screen), and the last rows seen
+    /// come back for the caller's own checks.
+    @discardableResult
+    func waitFor(_ target: String, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+                 _ ok: ([String]) -> Bool) throws -> [String] {
+        var held = false
+        let seen = try Wait.value(timeout: timeout, { try rows(target) }, until: { (r: [String]) in held = ok(r); return held })
+        #expect(held, "pane \(target): the screen never got there within \(timeout) s:\n\(seen.joined(separator: "\n"))",
+                sourceLocation: sourceLocation)
+        return seen
     }
 
     /// The same, `ok` also given the pane's cursor and alternate-screen flags.
-    func waitFor(_ target: String, timeout: Double = 10,
+    @discardableResult
+    func waitFor(_ target: String, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
                  _ ok: ([String], (cursor: String, alternate: String)) -> Bool) throws -> [String] {
-        try Wait.value(timeout: timeout, { (try rows(target), try flags(target)) }, until: { ok($0.0, $0.1) }).0
+        var held = false
+        let seen = try Wait.value(timeout: timeout, { (try rows(target), try flags(target)) },
+                                  until: { held = ok($0.0, $0.1); return held })
+        #expect(held, "pane \(target): the screen never got there within \(timeout) s (cursor \(seen.1.cursor), alternate \(seen.1.alternate)):\n\(seen.0.joined(separator: "\n"))",
+                sourceLocation: sourceLocation)
+        return seen.0
     }
 }
