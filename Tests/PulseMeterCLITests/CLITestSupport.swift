@@ -204,7 +204,7 @@ struct TestAudio {
     /// offset so the signal is not symmetric, and a loudness ramp across the file.
     static func make(rate: Int, channels: Int, seconds: Double, encoding: Encoding, seed: UInt64 = 1,
                      silenceFrom: Double? = nil) -> TestAudio {
-        var rng = SplitMix(state: seed &+ UInt64(channels * 1000 + rate))
+        var rng = SeededRNG(seed: seed &+ UInt64(channels * 1000 + rate))
         let n = Int(Double(rate) * seconds)
         var x = [Double](repeating: 0, count: n * channels)
         let sineAmp: [Double] = [0.5, 0.12, 0.3, 0.05, 0.7, 0.2, 0.01, 0.4]
