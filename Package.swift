@@ -57,13 +57,16 @@ let package = Package(
         .target(name: "MeterIO", dependencies: ["MeterCore", "CPulse", "CSndFile", "CFFTW", "CMicroHTTPD", "CTagLib", "CMosquitto"]),
         .target(name: "PulseMeterCLI", dependencies: ["MeterCore", "MeterIO"]),
         .executableTarget(name: "pulsemeter", dependencies: ["PulseMeterCLI"]),
-        // The tests' one way of waiting for a condition (shared by the test targets below).
-        .target(name: "Waiting", path: "Tests/Waiting"),
-        .testTarget(name: "MeterCoreTests", dependencies: ["MeterCore"]),
-        .testTarget(name: "MeterIOTests", dependencies: ["MeterIO", "MeterCore", "CEBUR128", "Waiting"]),
-        .testTarget(name: "PulseMeterCLITests", dependencies: ["PulseMeterCLI", "MeterIO", "MeterCore", "Waiting"]),
+        // What every test target shares (as swift-argument-parser's ArgumentParserTestHelpers):
+        // the one way of waiting for a condition and of pacing input (`Wait`), the seeded RNG,
+        // the WAV writer, the temporary directory, the recording `FrameSink` double, the dB
+        // helper, the sd_notify listener.
+        .target(name: "TestSupport", dependencies: ["MeterCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "MeterCoreTests", dependencies: ["MeterCore", "TestSupport"]),
+        .testTarget(name: "MeterIOTests", dependencies: ["MeterIO", "MeterCore", "CEBUR128", "TestSupport"]),
+        .testTarget(name: "PulseMeterCLITests", dependencies: ["PulseMeterCLI", "MeterIO", "MeterCore", "TestSupport"]),
         // Against a real private PulseAudio (scripts/pulse-private); fail, never skip, without one.
-        .testTarget(name: "LiveTests", dependencies: ["MeterIO", "MeterCore", "CSndFile", "Waiting"]),
+        .testTarget(name: "LiveTests", dependencies: ["MeterIO", "MeterCore", "CSndFile", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

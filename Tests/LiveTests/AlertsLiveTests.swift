@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// The shipped alert rules (share/alerts.yml) end to end: pulsemeter instances scraped by a

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// A WebDriver session on headless Chromium (Debian chromium + chromium-driver), driven with
 /// plain HTTP requests to chromedriver.
@@ -15,12 +16,8 @@ final class Browser {
         profile = try Live.tempDir("chromium")
         driver = try Subprocess(["chromedriver", "--port=\(port)"])
         // Ready once it answers its status.
-        let deadline = monotonic() + 15
-        var ready = false
-        while !ready && monotonic() < deadline {
-            if let r = try? HTTP.request(port: port, "/status", timeout: 2), r.status == 200 { ready = true }
-            else { _ = driver.wait(timeout: 0.1) }
-        }
+        let driverPort = port
+        let ready = Wait.until(timeout: 15, interval: 0.1) { (try? HTTP.request(port: driverPort, "/status", timeout: 2))?.status == 200 }
         guard ready else { throw LiveSetupError("chromedriver did not answer within 15 s: \(driver.stderrText)") }
         let caps: [String: Any] = ["capabilities": ["alwaysMatch": ["goog:chromeOptions": [
             "binary": "/usr/bin/chromium",
@@ -74,14 +71,9 @@ final class Browser {
     /// Evaluates `script` until `ok` holds for its value, at most `timeout` s; the last value.
     /// `between` runs before each evaluation (the test reads the meter's output there).
     func waitFor<T>(_ script: String, timeout: Double = 10, between: () -> Void = {}, _ ok: (T) -> Bool) throws -> T? {
-        let deadline = monotonic() + timeout
-        var last: T?
-        repeat {
+        try Wait.value(timeout: timeout, interval: 0.1, {
             between()
-            last = try evaluate(script) as? T
-            if let v = last, ok(v) { return v }
-            _ = driver.wait(timeout: 0.1)  // a short pause between polls; the driver keeps running
-        } while monotonic() < deadline
-        return last
+            return try evaluate(script) as? T
+        }, until: { $0.map(ok) ?? false })
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// scripts/run with no reachable server starts a private PulseAudio playing a test signal;

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Waiting
+import TestSupport
 
 /// A private Icecast server (Debian icecast2) for the `--url` tests: its own config on a free
 /// localhost port, its own log directory, running as the package's icecast2 user (Icecast

@@ -4,7 +4,7 @@ import MeterCore
 import MeterIO
 import Synchronization
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// MeterSession (its live sources and a played file) runs inside the test process (not as a subprocess),
@@ -13,23 +13,7 @@ extension LiveSuite {
     @Suite("sessions in process")
     struct InProcess {
         /// Collects frames on the analysis thread; read after `run` returns (`count` meanwhile).
-        final class Collect: FrameSink, @unchecked Sendable {
-            var frames: [MeterFrame] = []
-            var summary: StreamSummary?
-            let count = Atomic<Int>(0)
-            func start(_ info: StreamInfo) throws {}
-            func frame(_ frame: MeterFrame) throws {
-                frames.append(frame)
-                count.add(1, ordering: .releasing)
-            }
-            func gap(_ gap: StreamGap) throws {}
-            func device(_ change: DeviceChange) throws {}
-            func file(_ event: RecordingFileEvent) throws {}
-            func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
-            func idle(outage: Bool, stream: Int?) throws {}
-            func flush() throws {}
-            func end(_ summary: StreamSummary) throws { self.summary = summary }
-        }
+        typealias Collect = RecordingSink
 
         /// Points libpulse in this process at the test server.
         static func useServer(_ server: PulseServer) {
@@ -85,21 +69,6 @@ extension LiveSuite {
             #expect(sink.frames.last.map { summary.pos - $0.pos < 1600 } == true)
         }
 
-        /// Every call's kind and stream, in order, unsynchronized: the session group must make
-        /// the calls one at a time (ThreadSanitizer reports it otherwise).
-        final class Calls: FrameSink, @unchecked Sendable {
-            var calls: [(kind: String, stream: Int?)] = []
-            func start(_ info: StreamInfo) throws { calls.append(("start", info.stream)) }
-            func frame(_ frame: MeterFrame) throws { calls.append(("frame", frame.stream)) }
-            func gap(_ gap: StreamGap) throws { calls.append(("gap", gap.stream)) }
-            func device(_ change: DeviceChange) throws { calls.append(("device", change.stream)) }
-            func file(_ event: RecordingFileEvent) throws { calls.append(("file", event.stream)) }
-            func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { calls.append(("event", stream)) }
-            func idle(outage: Bool, stream: Int?) throws {}
-            func flush() throws {}
-            func end(_ summary: StreamSummary) throws { calls.append(("end", summary.stream)) }
-        }
-
         @Test("two live sources in one MeterSession: their start calls first, then both metered to their ends, one call at a time")
         func sessionGroup() throws {
             let server = try Live.server()
@@ -110,14 +79,17 @@ extension LiveSuite {
                 o.stream = k
                 return SessionDescription.Source(live: o)
             }
-            let sink = Calls()
+            // Every call's kind and stream, in order, unsynchronized (`RecordingSink`): the session
+            // group must make the calls one at a time (ThreadSanitizer reports it otherwise).
+            let sink = RecordingSink()
             let session = try MeterSession(SessionDescription(sources: sources), cancellation: cancellation)
             let summaries = try session.run(into: [sink])
+            let calls = sink.journal.filter { $0.kind != "idle" }  // the calls but idle redraws
             #expect(summaries.map(\.pos) == [24_000, 24_000] && summaries.map(\.stream) == [0, 1])
-            #expect(sink.calls.prefix(2).map(\.kind) == ["start", "start"] && sink.calls.prefix(2).map(\.stream) == [0, 1])
-            #expect(sink.calls.filter { $0.kind == "start" }.count == 2)
+            #expect(calls.prefix(2).map(\.kind) == ["start", "start"] && calls.prefix(2).map(\.stream) == [0, 1])
+            #expect(calls.filter { $0.kind == "start" }.count == 2)
             for k in 0..<2 {
-                let mine = sink.calls.filter { $0.stream == k }
+                let mine = calls.filter { $0.stream == k }
                 #expect(mine.filter { $0.kind == "frame" }.count == 15 && mine.last?.kind == "end", "stream \(k)")
             }
         }

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// Job control: Ctrl-Z gives the terminal back and stops, fg takes it again; what the

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite.Listen {
     /// Connections from `address` that each send part of a request's headers and never the
@@ -110,11 +110,7 @@ extension LiveSuite.Listen {
         try scrape()
         // Ten seconds on, the attacker reconnecting all along: the connections the server held
         // were closed for sending no headers (5 s), and it holds new ones.
-        let tenLater = monotonic() + 10
-        while monotonic() < tenLater {
-            pump()
-            Wait.pace(seconds: 0.1)
-        }
+        Wait.passing(seconds: 10, every: 0.1) { pump() }  // the input: ten seconds of it
         #expect(attacker.timedOut.load(ordering: .relaxed) >= MonitorLimits.perAddress,
                 "held connections closed for their missing headers: \(attacker.timedOut.load(ordering: .relaxed))")
         try scrape()

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite.Listen {
     @Test("a real Prometheus server scrapes /metrics: its query API returns the sine's level per channel and up == 1")
@@ -29,10 +29,9 @@ extension LiveSuite.Listen {
             if prom.wait(timeout: 10) == nil { prom.kill() }
         }
         // Wait until a scrape has landed: the query returns both channels.
-        let deadline = monotonic() + 30
         var levels: [String: Double] = [:]
         var up: Double?
-        while monotonic() < deadline && (levels.count < 2 || up == nil) {
+        let landed = Wait.until(timeout: 30, interval: 0.5) {  // 0.5 s: the next scrape
             _ = m.drain()
             if let r = try? HTTP.request(port: promPort, "/api/v1/query?query=pulsemeter_rms_dbfs", timeout: 5),
                r.status == 200, let o = try? HTTP.json(r),
@@ -50,8 +49,9 @@ extension LiveSuite.Listen {
                let text = value.last as? String {
                 up = Double(text)
             }
-            if levels.count < 2 || up == nil { _ = prom.wait(timeout: 0.5) }  // the next scrape
+            return levels.count >= 2 && up != nil
         }
+        #expect(landed, "no scrape with both channels and pulsemeter_up within 30 s")
         #expect(levels.count == 2, "Prometheus returned \(levels); stderr: \(prom.stderrText.suffix(500))")
         for (c, v) in levels { #expect(abs(v - Self.rms) < 0.05, "channel \(c): \(v)") }
         #expect(up == 1)

@@ -148,11 +148,12 @@ extension LiveSuite {
             #expect(streamed.count == 20)
             let last = streamed.keys.max() ?? 0
             var printed: [Int: String] = [:]
-            _ = m.process.readLines(until: { line in
+            let upToLast = m.process.readLines(until: { line in
                 guard let l = try? JSONLine(line), l.type == "frame", let pos = l.int("pos") else { return false }
                 printed[pos] = line
                 return pos >= last
             }, timeout: 10)
+            #expect(upToLast.matched, "stdout never reached the last streamed frame (\(last)) within 10 s")
             for (pos, data) in streamed { #expect(printed[pos] == data, "frame at \(pos)") }
 
             // Events only: the start line, then no frames, only the keep-alive.

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Waiting
+import TestSupport
 
 /// What the live tests wait for beyond a plain condition (`Wait.until`, `Wait.value`): a
 /// shell's status file, sound on a source, a tmux pane's screen.
@@ -23,18 +23,5 @@ extension Wait {
             guard let frame = try? JSONLine(line), frame.type == "frame" else { return false }
             return (frame.doubles("rms_db")?.max() ?? -160) > db
         }, timeout: timeout).matched
-    }
-}
-
-extension LiveSuite.TerminalMeter.Tmux {
-    /// The pane's rows once `ok` holds of them (or the last rows seen after `timeout` s).
-    func waitFor(_ target: String, timeout: Double = 10, _ ok: ([String]) -> Bool) throws -> [String] {
-        try Wait.value(timeout: timeout, { try rows(target) }, until: ok)
-    }
-
-    /// The same, `ok` also given the pane's cursor and alternate-screen flags.
-    func waitFor(_ target: String, timeout: Double = 10,
-                 _ ok: ([String], (cursor: String, alternate: String)) -> Bool) throws -> [String] {
-        try Wait.value(timeout: timeout, { (try rows(target), try flags(target)) }, until: { ok($0.0, $0.1) }).0
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// `--mqtt` against a real mosquitto broker on a private port, received by `mosquitto_sub`.

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Waiting
+import TestSupport
 
 /// A private mosquitto broker (Debian's mosquitto) for the `--mqtt` tests: its own config in
 /// a temp dir, on a free localhost port, staying root (`user root`) so it reads the test's

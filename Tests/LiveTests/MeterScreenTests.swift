@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// The meter's scale, clip lamps, REC line, q and Esc, small terminals and --force

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import MeterCore
 import Testing
-import Waiting
+import TestSupport
 @testable import MeterIO
 
 extension LiveSuite {

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// `play` through the test server's null sink, checked by metering its monitor.
@@ -177,7 +177,7 @@ extension LiveSuite {
             let resumed = try tmux.waitFor("play", timeout: 4) { elapsed($0) != clock && !$0.contains { $0.contains("paused") } }
             #expect(elapsed(resumed) != clock, "the clock runs again")
             // Its next tick: a second more played since the first, all after the resume.
-            _ = try tmux.waitFor("play", timeout: 4) { elapsed($0) != elapsed(resumed) && elapsed($0) != nil }
+            try tmux.waitFor("play", timeout: 4) { elapsed($0) != elapsed(resumed) && elapsed($0) != nil }
 
             // q: exit 0, cursor visible, main screen back.
             try tmux("send-keys", "-t", "play", "q")

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// analyze on a terminal shows a one-line progress on stderr, replaced by the summary at the

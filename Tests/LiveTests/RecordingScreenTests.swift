@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite.TerminalMeter {
     @Test("record --trigger --events under tmux: waiting, then REC with the take's file, a clip lamp, silence")

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// The server going away (on PipeWire: pipewire-pulse killed). Each test kills its

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// A stop is instant in every state of a live run: a stop request wakes whatever the run
@@ -75,11 +75,7 @@ extension LiveSuite {
                 samples[2 * i] = v
                 samples[2 * i + 1] = v
             }
-            func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
-            func le16(_ v: Int) -> [UInt8] { (0..<2).map { UInt8((v >> (8 * $0)) & 0xFF) } }
-            let data = samples.withUnsafeBytes { Array($0) }
-            return Array("RIFF".utf8) + le32(36 + data.count) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(2)
-                + le32(48000) + le32(48000 * 4) + le16(4) + le16(16) + Array("data".utf8) + le32(data.count) + data
+            return WAV.file(samples, rate: 48000, channels: 2)
         }
 
         @Test("SIGTERM while --url opens on a server that never answers: exit 0 at once, nothing written",

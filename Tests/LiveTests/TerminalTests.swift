@@ -1,37 +1,12 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite {
     /// The ANSI meter on a real terminal (tmux), metering real audio played into vsink.
     @Suite("the ANSI meter under tmux")
     struct TerminalMeter {
-        /// A private tmux server on its own socket.
-        struct Tmux {
-            let socket: String
-            @discardableResult
-            func callAsFunction(_ args: String...) throws -> String {
-                let r = try run(["tmux", "-S", socket, "-f", "/dev/null"] + args, timeout: 10)
-                guard r.status == 0 else { throw LiveSetupError("tmux \(args.joined(separator: " ")) failed: \(r.stderr)") }
-                return r.stdout
-            }
-            func rows(_ target: String, escapes: Bool = false, join: Bool = false) throws -> [String] {
-                var args = ["capture-pane", "-p", "-t", target]
-                if escapes { args.append("-e") }
-                if join { args.append("-J") }
-                let r = try run(["tmux", "-S", socket, "-f", "/dev/null"] + args, timeout: 10)
-                var rows = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                if rows.last == "" { rows.removeLast() }
-                return rows
-            }
-            func flags(_ target: String) throws -> (cursor: String, alternate: String) {
-                let f = try self("display", "-p", "-t", target, "#{cursor_flag} #{alternate_on}")
-                    .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
-                return (f.first ?? "?", f.dropFirst().first ?? "?")
-            }
-        }
-
         /// Colour parameters in SGR sequences (30-38, 40-48, 90-97, 100-107); 39/49 (default
         /// colours), which tmux emits on its own, do not count.
         static func colourCodes(_ text: String) -> [String] {
@@ -85,7 +60,7 @@ extension LiveSuite {
             defer { _ = try? tmux("kill-server") }
             try tmux("new-session", "-d", "-s", "lost", "-x", "100", "-y", "20", try server.paneCommand(
                 "-d vsink.monitor --reconnect --exec-on gap --exec true", status: dir + "/status"))
-            _ = try tmux.waitFor("lost") { rows in Self.levels(rows).count == 2 }
+            try tmux.waitFor("lost") { rows in Self.levels(rows).count == 2 }
             try server.kill9()
             let lost = try tmux.waitFor("lost") { $0.first?.contains("RECONNECTING") == true }
             #expect(lost.first?.contains("RECONNECTING: source lost") == true, "\(lost.first ?? "")")
@@ -117,7 +92,7 @@ extension LiveSuite {
             // Wait for both meters to draw with real levels.
             let first = try tmux.waitFor("color") { rows in Self.levels(rows).contains { $0 > -60 } }
             #expect(Self.levels(first).contains { $0 > -60 }, "the meter shows the tone: \(first.joined(separator: "\n"))")
-            _ = try tmux.waitFor("plain") { rows in Self.levels(rows).count == 2 }
+            try tmux.waitFor("plain") { rows in Self.levels(rows).count == 2 }
 
             // In place: same layout, the header on the first row, nothing wrapped, within the pane.
             #expect(first.count == 30)

@@ -450,7 +450,7 @@ extension LiveSuite {
             let status = dir + "/status"
             try tmux("new-session", "-d", "-s", "h", "-x", "80", "-y", "16",
                      try server.paneCommand("record '\(dir)/h.wav' -d \(server.feedSource)" + (hidden ? " --no-history" : ""), status: status, env: "NO_COLOR=1 "))
-            _ = try tmux.waitFor("h") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
+            try tmux.waitFor("h") { rows, f in f.alternate == "1" && rows.first?.contains("REC") == true }
             let feeder = server.startFeeding(input, speed: 1)
             defer { server.stopFeeding(feeder) }
             // The strip: a row below the scale (after the correlation bar, for stereo) of
@@ -477,7 +477,7 @@ extension LiveSuite {
                 #expect(s.hasPrefix("  "), "under the bars, past the labels: \(s)")
             }
             try tmux("send-keys", "-t", "h", "q")
-            _ = try tmux.waitFor("h") { _, f in f.alternate == "0" }
+            try tmux.waitFor("h") { _, f in f.alternate == "0" }
         }
 
         /// True when the 32 frames of `piece` from frame 2000 appear anywhere in `x`.

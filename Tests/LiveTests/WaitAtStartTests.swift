@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 extension LiveSuite.ServerLoss {
     @Test("monitor --reconnect --listen with no server (or no device) yet: it waits (one stderr line), /metrics says pulsemeter_up 0 meanwhile, and metering starts within 2 s of the server (the device) appearing",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// `--alarm`: the spec's spelling, and the on/off sequence the detector raises over frames

@@ -1,5 +1,6 @@
 @testable import MeterCore
 import Testing
+import TestSupport
 
 /// The ANSI meter with --meter, --spl and two channels: bars and scale in the meter's unit,
 /// the sound level line labelled dBFS(A), the correlation bar.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// The lock-free SPSC ring. scripts/test also runs this suite under ThreadSanitizer

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// One pipeline: the same samples give the same frames, bit for bit, however the input is

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// Bands computed later (`deferBands` + `DeferredBands`) are exactly the bands computed inline,

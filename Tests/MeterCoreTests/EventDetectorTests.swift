@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// `--events`: silence spans and clip counts from the one pipeline, checked against where the

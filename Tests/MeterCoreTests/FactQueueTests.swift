@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// The lock-free SPSC queue of a live run's rare facts (gaps, device changes, losses). scripts/test

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// The lines hooks run for: exactly the run's event, gap and file lines (as NDJSON writes

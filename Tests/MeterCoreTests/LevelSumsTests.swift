@@ -1,5 +1,6 @@
 @testable import MeterCore
 import Testing
+import TestSupport
 
 /// The levels of every channel come from one pass over the block (`RollingSums` with a
 /// `SquareKernel`): each channel reads bit for bit what it reads alone, 16-bit input what the

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// The loudness range's histogram against the sorted list it stands for, and the shape of the

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// The pure parts of `--mqtt`: the address, topic-safe names, discovery and state JSON, the
@@ -88,21 +89,8 @@ import Testing
         func finish() -> Int { 7 }
     }
 
-    final class LastEnd: FrameSink {
-        var end: StreamSummary?
-        func start(_ info: StreamInfo) throws {}
-        func frame(_ frame: MeterFrame) throws {}
-        func gap(_ gap: StreamGap) throws {}
-        func device(_ change: DeviceChange) throws {}
-        func file(_ event: RecordingFileEvent) throws {}
-        func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
-        func idle(outage: Bool, stream: Int?) throws {}
-        func end(_ summary: StreamSummary) throws { end = summary }
-        func flush() throws {}
-    }
-
     @Test func sinkPublishesAStateEveryIntervalAndCountsDropsOnTheEndLine() throws {
-        let r = Recorder(), next = LastEnd()
+        let r = Recorder(), next = RecordingSink()
         let sink = MQTTSink(next: next, publisher: r, topics: MQTTTopics(prefix: "p", name: "n"), version: "1",
                             every: 1, periods: false, events: true)
         try sink.start(StreamInfo(source: "s", settings: MeterSettings(rate: 48000, fps: 10), live: true))
@@ -111,6 +99,6 @@ import Testing
         let states = r.published.filter { $0.topic == "p/n/state" }
         #expect(states.count == 4 && states.allSatisfy { $0.latestOnly }, "at 100, 101, 102, 103 s")
         try sink.end(StreamSummary(pos: 0, rate: 48000, rmsDb: [], peakDb: []))
-        #expect(next.end?.mqttDropped == 7)
+        #expect(next.summary?.mqttDropped == 7)
     }
 }

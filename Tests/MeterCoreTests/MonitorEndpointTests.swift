@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// The pure halves of the network endpoints: the exposition text, the status document, the

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// Periods and Lden days over frames, driven with a fake clock and a fixed time zone: the

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// PureMath against Glibc over wide ranges: relative error within a few ulps.

@@ -1,5 +1,6 @@
 @testable import MeterCore
 import Testing
+import TestSupport
 
 /// ReplayGain 2.0 and RFC 7845 values as the specifications write them, and gates merged into
 /// an album's.

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// The rolling sums that keep no samples, read on the hop grid, against a plain computation:

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MeterCore
 import Testing
+import TestSupport
 
 /// correlation and balance_db of the first two channels over the window: in phase +1,
 /// inverted -1, independent noise about 0; the balance is right minus left.

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import MeterCore
 @testable import MeterIO
-import Waiting
+import TestSupport
 
 /// The blocking handoff: both sides sleep instead of spinning, nothing is lost or reordered,
 /// a consumer that waits for n chunks is woken only once n are there (or at the end), and a

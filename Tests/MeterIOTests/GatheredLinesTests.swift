@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-import Waiting
+import TestSupport
 @testable import MeterCore
 @testable import MeterIO
 

@@ -4,7 +4,7 @@ import MeterCore
 import Synchronization
 import Testing
 @testable import MeterIO
-import Waiting
+import TestSupport
 
 /// The hook threads: the line on stdin and the variables in the environment, the bound on
 /// running and waiting hooks (the rest dropped and counted, submit never waiting), a failing

@@ -3,6 +3,7 @@ import Glibc
 import MeterCore
 import MeterIO
 import Testing
+import TestSupport
 
 /// `NewFile`, the one way files are created: a name is written or replaced, never what a
 /// symbolic link at it points at; directories, FIFOs, devices and sockets are never replaced.
@@ -10,12 +11,10 @@ import Testing
     let dir: String
 
     init() throws {
-        var template = Array((NSTemporaryDirectory() + "/pm-newfile-XXXXXX").utf8CString)
-        guard let p = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        dir = String(cString: p)
+        dir = try TempDir.create("newfile")
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: dir) }
+    deinit { TempDir.remove(dir) }
 
     func path(_ name: String) -> String { dir + "/" + name }
     func contents(_ p: String) -> String? { try? String(contentsOfFile: p, encoding: .utf8) }

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import MeterCore
 @testable import MeterIO
-import Waiting
+import TestSupport
 
 /// The notification socket speaks systemd's protocol to a real datagram socket: one
 /// `NAME=value` datagram per notice, at a path and in the abstract namespace (`@name`).
@@ -11,9 +11,8 @@ import Waiting
     static let notices: [ServiceNotice] = [.ready, .watchdog, .status("vsink.monitor -20.0 dB RMS"), .stopping]
 
     @Test("each notice is one datagram at a socket path") func path() throws {
-        let dir = NSTemporaryDirectory() + "pm-notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try TempDir.create("notify")
+        defer { TempDir.remove(dir) }
         let listener = try NotifyListener(dir + "/notify")
         let socket = try #require(NotifySocket(listener.address, watchdogInterval: nil))
         for n in Self.notices { #expect(socket.send(n)) }

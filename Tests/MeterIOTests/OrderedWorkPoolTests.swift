@@ -3,7 +3,7 @@ import Glibc
 import MeterIO
 import Synchronization
 import Testing
-import Waiting
+import TestSupport
 
 /// The many-file worker pool: every job once, results in order (or all of them unordered), and
 /// never more than 2 x `workers` jobs taken but not yet delivered (memory bounded by the workers).

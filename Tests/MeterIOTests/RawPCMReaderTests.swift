@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import MeterCore
-import Waiting
+import TestSupport
 @testable import MeterIO
 
 @Suite struct RawPCMReaderTests {

@@ -1,25 +1,13 @@
 import Testing
+import TestSupport
 import MeterCore
 @testable import MeterIO
 
 /// Every sink that wraps another forwards every call, `gap`, `device`, `file`, `event` and
 /// `idle` included, in order.
 @Suite struct SinkForwardingTests {
-    /// Notes each call by name (and a file event's file), in order.
-    final class Journal: FrameSink, @unchecked Sendable {
-        var calls: [String] = []
-        func start(_ info: StreamInfo) throws { calls.append("start") }
-        func frame(_ frame: MeterFrame) throws { calls.append("frame \(frame.pos)") }
-        func gap(_ gap: StreamGap) throws { calls.append("gap \(gap.pos)") }
-        func device(_ change: DeviceChange) throws { calls.append("device \(change.source)") }
-        func file(_ event: RecordingFileEvent) throws { calls.append("file \(event.kind.rawValue) \(event.file)") }
-        func event(_ event: MeterEvent, ts: Double, stream: Int?) throws { calls.append("event \(event.name) \(event.pos) \(ts)") }
-        func idle(outage: Bool, stream: Int?) throws { calls.append("idle \(outage) \(stream ?? -1)") }
-        /// Counted apart: `BackgroundSink` flushes where its output thread has caught up.
-        var flushes = 0
-        func flush() throws { flushes += 1 }
-        func end(_ summary: StreamSummary) throws { calls.append("end \(summary.pos)") }
-    }
+    /// Notes each call by name (and a file event's file), in order; flushes counted apart.
+    typealias Journal = RecordingSink
 
     static let expected = ["start", "frame 80", "event source_lost 80 1.5", "idle true 1", "gap 80", "device vsink.monitor", "file open take-1.wav",
                            "frame 160", "file close take-1.wav", "end 160"]

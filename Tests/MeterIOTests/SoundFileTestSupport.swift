@@ -1,13 +1,14 @@
 import Foundation
 import MeterCore
 import Testing
+import TestSupport
 
 /// Hand-built WAV files for the reader tests: any header field can lie.
 enum SoundFileFixture {
     enum Encoding { case pcm16, pcm24, pcm32, float32 }
 
-    static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)] }
-    static func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+    static func le16(_ v: Int) -> [UInt8] { WAV.le16(v) }
+    static func le32(_ v: Int) -> [UInt8] { WAV.le32(v) }
 
     /// Encodes full-scale-1.0 samples (clamped) as little-endian PCM or float.
     static func encode(_ samples: [Double], _ e: Encoding) -> [UInt8] {
@@ -38,28 +39,17 @@ enum SoundFileFixture {
         }
     }
 
-    /// A RIFF/WAVE file. `declared*` override what the header states; `dataSize` overrides the
-    /// data chunk's length field (a truncated file states more than it holds).
+    /// A RIFF/WAVE file (`WAV.file`, never extensible). `declared*` override what the header
+    /// states; `dataSize` overrides the data chunk's length field (a truncated file states
+    /// more than it holds).
     static func wav(_ e: Encoding, rate: Int, channels: Int, payload: [UInt8],
                     declaredChannels: Int? = nil, declaredRate: Int? = nil, dataSize: Int? = nil) -> [UInt8] {
-        let ch = declaredChannels ?? channels
-        let r = declaredRate ?? rate
-        let b = bits(e)
-        let blockAlign = ch * b / 8
-        var fmt: [UInt8] = le16(e == .float32 ? 3 : 1) + le16(ch) + le32(r) + le32(r * blockAlign)
-        fmt += le16(blockAlign) + le16(b)
-        let size = dataSize ?? payload.count
-        var out: [UInt8] = Array("RIFF".utf8) + le32(4 + 8 + fmt.count + 8 + size) + Array("WAVE".utf8)
-        out += Array("fmt ".utf8) + le32(fmt.count) + fmt
-        out += Array("data".utf8) + le32(size) + payload
-        return out
+        WAV.file(rate: rate, channels: channels, bits: bits(e), float: e == .float32, payload: payload,
+                 declaredChannels: declaredChannels, declaredRate: declaredRate, dataSize: dataSize, extensible: false)
     }
 
-    static func tempDir() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pulsemeter-io-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    /// A new directory (`TempDir.create`), left in place as before.
+    static func tempDir() throws -> URL { URL(fileURLWithPath: try TempDir.create("io")) }
 
     static func write(_ bytes: [UInt8], _ name: String, in dir: URL) throws -> String {
         let url = dir.appendingPathComponent(name)

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TestSupport
 @testable import MeterCore
 @testable import MeterIO
 
@@ -67,23 +68,7 @@ import Testing
         }
     }
 
-    final class Recording: FrameSink, @unchecked Sendable {
-        var positions: [Int] = []
-        var ended = false
-        var failAfter: Int?
-        func start(_ info: StreamInfo) throws {}
-        func frame(_ frame: MeterFrame) throws {
-            if let f = failAfter, positions.count >= f { throw OutputClosed() }
-            positions.append(frame.pos)
-        }
-        func gap(_ gap: StreamGap) throws {}
-        func device(_ change: DeviceChange) throws {}
-        func file(_ event: RecordingFileEvent) throws {}
-        func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
-        func idle(outage: Bool, stream: Int?) throws {}
-        func flush() throws {}
-        func end(_ summary: StreamSummary) throws { ended = true }
-    }
+    typealias Recording = RecordingSink
 
     @Test func backgroundSinkKeepsOrderAndFinishes() throws {
         let inner = Recording()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `--alarm` through the binary, on raw s16le stdin at 8 kHz (10 frames a second, so a
 /// hop is 0.1 s): the on/off sequence at the positions the test computes, per channel, the

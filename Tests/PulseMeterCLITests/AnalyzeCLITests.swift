@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `pulsemeter analyze` against sox and against the level definitions (README.md) computed here.
 @Suite struct AnalyzeCLITests {

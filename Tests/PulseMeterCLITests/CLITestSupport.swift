@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Runs the real `pulsemeter` binary and the tools the tests compare it with.
 enum Tool {
@@ -57,9 +58,9 @@ enum Tool {
     /// (no pipe can fill up and deadlock).
     static func exec(_ executable: String, _ args: [String], stdin input: Data? = nil,
                      environment: [String: String]? = nil) throws -> Result {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pm-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = try TempDir("run")  // removed when exec returns
+        defer { withExtendedLifetime(scratch) {} }
+        let dir = scratch.url
         let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
         let inURL = dir.appendingPathComponent("in")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
@@ -192,22 +193,6 @@ enum Tool {
     static func double(_ v: Any?) -> Double? { (v as? NSNumber)?.doubleValue }
 }
 
-/// A temporary directory removed when the test ends.
-final class TempDir {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("pulsemeter-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    func write(_ bytes: [UInt8], _ name: String) throws -> String {
-        let p = path(name)
-        try Data(bytes).write(to: URL(fileURLWithPath: p))
-        return p
-    }
-}
-
 /// Test audio whose samples are known exactly: generated here, quantized here, written as WAV
 /// here (or raw PCM), and converted losslessly by sox where a container needs it.
 struct TestAudio {
@@ -227,7 +212,7 @@ struct TestAudio {
     /// offset so the signal is not symmetric, and a loudness ramp across the file.
     static func make(rate: Int, channels: Int, seconds: Double, encoding: Encoding, seed: UInt64 = 1,
                      silenceFrom: Double? = nil) -> TestAudio {
-        var rng = SplitMix(state: seed &+ UInt64(channels * 1000 + rate))
+        var rng = SeededRNG(seed: seed &+ UInt64(channels * 1000 + rate))
         let n = Int(Double(rate) * seconds)
         var x = [Double](repeating: 0, count: n * channels)
         let sineAmp: [Double] = [0.5, 0.12, 0.3, 0.05, 0.7, 0.2, 0.01, 0.4]
@@ -351,48 +336,6 @@ struct TestAudio {
             out.append(Frame(pos: pos, rms: rms, peak: peak))
             start = pos
         }
-        return out
-    }
-}
-
-func dB(power p: Double) -> Double { p > 0 ? max(-160, 10 * log10(p)) : -160 }
-func dB(amplitude a: Double) -> Double { a > 0 ? max(-160, 20 * log10(a)) : -160 }
-
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func signed() -> Double { Double(next() >> 11) / Double(1 << 52) - 1 }
-}
-
-/// Hand-built WAV headers, including ones that lie.
-enum WAV {
-    static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)] }
-    static func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
-
-    static func file(rate: Int, channels: Int, bits: Int, float: Bool, payload: [UInt8],
-                     declaredChannels: Int? = nil, declaredRate: Int? = nil, dataSize: Int? = nil,
-                     extensible: Bool? = nil) -> [UInt8] {
-        let ch = declaredChannels ?? channels
-        let r = declaredRate ?? rate
-        let blockAlign = ch * bits / 8
-        let ext = extensible ?? (channels > 2)
-        var fmt: [UInt8] = le16(ext ? 0xFFFE : (float ? 3 : 1)) + le16(ch) + le32(r) + le32(r * blockAlign)
-        fmt += le16(blockAlign) + le16(bits)
-        if ext {
-            // cbSize, valid bits, channel mask (0: unassigned), sub-format GUID.
-            fmt += le16(22) + le16(bits) + le32(0)
-            fmt += le16(float ? 3 : 1) + [0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
-        }
-        let size = dataSize ?? payload.count
-        var out: [UInt8] = Array("RIFF".utf8) + le32(4 + 8 + fmt.count + 8 + size) + Array("WAVE".utf8)
-        out += Array("fmt ".utf8) + le32(fmt.count) + fmt
-        out += Array("data".utf8) + le32(size) + payload
         return out
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A calibrated run (`--calibration`, `--mic-cal`): every level it prints is in the calibrated
 /// unit, shifted by the same dB (the calibration less the file's sensitivity), the floor with

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Files' channel names: the container's own map as libsndfile reads it (a WAVE_FORMAT_EXTENSIBLE
 /// channel mask written by ffmpeg), else the WAVE order for the count.

@@ -1,6 +1,7 @@
 import Foundation
 import MeterCore
 import Testing
+import TestSupport
 
 /// `--preset` verdicts (issue 44): every preset judges a generated corpus right. Fixtures are
 /// 1 kHz sines made by sox, whose loudness BS.1770 fixes: a stereo 1 kHz sine of peak P dBFS

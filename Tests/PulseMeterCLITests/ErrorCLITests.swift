@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Bad input and bad command lines: exit codes, one `pulsemeter: ` line on stderr, no partial
 /// NDJSON on stdout; and the inputs that are odd but fine (truncated, header-only, partial frame).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `--events` through `analyze`: silence spans against ffmpeg's silencedetect, clip counts
 /// against the samples the test pinned at the rails, and the option errors.
@@ -63,7 +64,7 @@ import Testing
     func clipCounts() throws {
         let dir = try TempDir()
         let rate = 8000, channels = 3, frames = 4000, hop = 267  // --fps 30 at 8 kHz
-        var rng = SplitMix(state: 5)
+        var rng = SeededRNG(seed: 5)
         var x = (0..<(frames * channels)).map { _ in 0.3 * rng.signed() }
         var expected: [String: Int] = [:], totals = [0, 0, 0]
         for k in 0..<120 {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// What libsndfile cannot read (m4a/AAC, mkv, webm) is decoded through ffmpeg for analyze and
 /// waveform: the same numbers as a WAV of the same samples (the WAV decoded by ffmpeg from the

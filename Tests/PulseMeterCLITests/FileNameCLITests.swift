@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// File names are bytes. analyze and waveform open names that are not UTF-8, hold a
 /// newline, a quote, an escape sequence or start with `-`; JSON shows them as valid strings

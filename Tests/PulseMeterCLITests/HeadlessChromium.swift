@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Headless Chromium as a reader of static pages (Debian chromium, installed by
 /// scripts/setup): the DOM it rendered (`--dump-dom`), what its console said about the page

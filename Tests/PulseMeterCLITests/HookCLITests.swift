@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `--exec` and `--exec-on` through the binary: one hook run for each event line, with that
 /// very line on its stdin and its fields in the PULSEMETER_* variables; the hook's output on

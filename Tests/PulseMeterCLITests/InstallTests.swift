@@ -1,6 +1,7 @@
 import Foundation
 @testable import PulseMeterCLI
 import Testing
+import TestSupport
 
 /// scripts/install, the man page and the shell completions: every option the parser knows is
 /// documented and completed (the list comes from the parser itself, `CLI.specs(for:)`), and an

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 /// `analyze` and `waveform` stopped by a signal before the end of their input: the output so
 /// far says `"complete":false`, one stderr line says how far the run got, exit 130. Each run is
@@ -119,7 +119,8 @@ import Waiting
                 #expect(p.readAvailable { $0.contains("\"pos\":48000") }, "the frames of the second fed")
             } else {
                 // The spool has taken it in once the pipe is empty.
-                #expect(p.wait { var n: Int32 = 0; return ioctl(p.input.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &n) == 0 && n == 0 })
+                #expect(p.wait { var n: Int32 = 0; return ioctl(p.input.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &n) == 0 && n == 0 },
+                "the tool took everything fed to its stdin")
             }
             let watcher = try #require(p.thread(named: "pm-signals"), "the signal watcher thread runs")
             let r = p.stop(with: SIGINT, thread: watcher)
@@ -192,7 +193,8 @@ import Waiting
     @Test func theAnsiSummarySaysInterrupted() throws {
         let p = try Running(["analyze", "-", "--raw", "s16le", "-r", "8000", "-c", "1", "-f", "ansi"])
         p.input.fileHandleForWriting.write(Data(count: 8000 * 2))
-        #expect(p.wait { var n: Int32 = 0; return ioctl(p.input.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &n) == 0 && n == 0 })
+        #expect(p.wait { var n: Int32 = 0; return ioctl(p.input.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &n) == 0 && n == 0 },
+                "the tool took everything fed to its stdin")
         let r = p.stop(with: SIGINT)
         #expect(r.status == 130)
         // (The analysis may stop before all it was fed: how far it got is the line's own figure.)
@@ -207,7 +209,8 @@ import Waiting
         let half = Data([0x00, 0x40])
         p.input.fileHandleForWriting.write(Data((0..<16000).flatMap { _ in half }))
         // The spool has taken it in once the pipe is empty.
-        #expect(p.wait { var n: Int32 = 0; return ioctl(p.input.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &n) == 0 && n == 0 })
+        #expect(p.wait { var n: Int32 = 0; return ioctl(p.input.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &n) == 0 && n == 0 },
+                "the tool took everything fed to its stdin")
         let r = p.stop(with: SIGINT)
         #expect(r.status == 130, "\(r.stderr)")
         let w = Self.object(r.lines.first)

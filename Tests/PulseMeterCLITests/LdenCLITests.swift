@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// `--lden`: a synthetic day (24 h at 8 kHz, fed raw through a pipe at full speed) whose
 /// day, evening and night hours carry tones of known A-weighted level: the day line against

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `analyze --loudness` / `--target`: the NDJSON fields, the option's bounds, and programme-like
 /// material against ffmpeg's `ebur128=peak=true`.
@@ -10,7 +11,7 @@ import Testing
     /// in phrases of 3-8 s at levels from -10 to -28 dBFS, syllables by a 4 Hz tremolo, pauses
     /// of 0.4-2 s at -70 dBFS between phrases.
     static func programme(in dir: TempDir) throws -> String {
-        var rng = SplitMix(state: 3)
+        var rng = SeededRNG(seed: 3)
         func unit() -> Double { (rng.signed() + 1) / 2 }
         let levels = [-10.0, -13, -16, -19, -22, -25, -28]
         var parts: [String] = []

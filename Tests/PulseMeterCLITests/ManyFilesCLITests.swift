@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `analyze FILE...`, `waveform FILE...`, `--files-from`, `-j`, `--shard`: one line per
 /// file carrying `file`, identical to the single-file run's, in list order.

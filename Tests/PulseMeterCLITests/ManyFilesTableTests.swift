@@ -3,6 +3,7 @@ import MeterCore
 import MeterIO
 @testable import PulseMeterCLI
 import Testing
+import TestSupport
 
 /// A many-file `analyze` for a person (a terminal, or `-f ansi`): a table of one row a file
 /// (`LoudnessTable`), and `--recursive`, which walks directories (`DirectoryWalk`). The run on a

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import Waiting
+import TestSupport
 
 /// Memory does not grow with the window: the largest window the settings allow, at
 /// the highest rate and channel count, stays far below what a ring of window samples took

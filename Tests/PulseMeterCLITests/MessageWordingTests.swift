@@ -1,6 +1,7 @@
 import Foundation
 @testable import PulseMeterCLI
 import Testing
+import TestSupport
 
 /// Messages in our words: a mistyped option or command is answered with the nearest one that
 /// exists, and no library text ("System error : ...", "Format not recognised.") reaches the user.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// `pulsemeter normalize`: outputs at the target by pulsemeter's own meter and by ffmpeg's
 /// `ebur128` (run here), the true-peak cap and its stderr line, the limiter (ffmpeg's
@@ -111,7 +112,7 @@ import Testing
     @Test func aStaticGainIsTheInputTimesTheGain() throws {
         let dir = try TempDir()
         var samples: [Float] = []
-        var rng = SplitMix(state: 7)
+        var rng = SeededRNG(seed: 7)
         for i in 0..<48000 { samples.append(Float(0.2 * rng.signed() * min(1, Double(i) / 4800))) }
         let float = try dir.write(WAV.file(rate: 48000, channels: 1, bits: 32, float: true,
                                            payload: samples.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) }), "f.wav")

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// `-o PATH` never writes through a symbolic link: a link becomes a new regular file (its target
 /// untouched); an existing file is truncated and written as a shell's `>` would; a directory is

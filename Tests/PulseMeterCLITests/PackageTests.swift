@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// scripts/package and the Debian package it writes, installed for real: `apt-get install` of
 /// the .deb pulls its dependencies, `pulsemeter --version` from /usr/bin, `man -w pulsemeter`

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `analyze --interval --spl --start-time`: period lines against the statistics computed here
 /// from the same run's frames; `--lden`'s day line against Directive 2002/49/EC's formula;
@@ -29,7 +30,7 @@ import Testing
     /// the frames' spl_db in the period (the detector's settling left out), Lmax and Lmin the
     /// frames' extremes exactly, L10/L50/L90 within 0.1 dB of the frames' percentiles.
     @Test func periodStatisticsAreThoseOfTheFrames() throws {
-        var rng = SplitMix(state: 45)
+        var rng = SeededRNG(seed: 45)
         let steps = (0..<7200).map { _ in -50 + 40 * Double(rng.next() % 1000) / 1000 }
         let input = Self.tone(seconds: 3600) { steps[$0] }
         let r = try Tool.run(["analyze", "-", "--raw", "s16le", "-r", "8000", "-c", "1", "--fps", "10", "--spl",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Recordings never overwrite: without --force an existing FILE is not
 /// touched, whatever it is, and the refusal comes before any server is contacted (exit 73).

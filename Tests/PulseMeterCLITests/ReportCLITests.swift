@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `--report PATH` (issue 42 part 2, CONTRACT.md "Pictures: history and reports"): the page
 /// read back from the DOM headless Chromium rendered, checked against the run's own NDJSON.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// A day of audio through `--report`: the page stays as small as an hour's and the process's
 /// memory flat (issue 42: "a 24-hour input fed from raw stdin at full speed ... writes a report

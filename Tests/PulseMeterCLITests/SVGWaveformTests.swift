@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import Testing
+import TestSupport
 
 /// `waveform --format svg`: a valid XML document of N rounded bars whose heights
 /// follow `levels`, inside the given height, vertically centred, self-contained.

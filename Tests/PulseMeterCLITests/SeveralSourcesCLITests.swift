@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `-d` given several times: what is refused before any server is asked (no server here: the
 /// address names nothing, so a check made after connecting would fail with 69, not 64).

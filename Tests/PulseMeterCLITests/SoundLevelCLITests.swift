@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `analyze --spl`: Leq, SEL, Lmax, Lmin and the percentiles of files made of segments with
 /// known levels; the Z-weighted Leq against sox's RMS level; the labelling and the options.

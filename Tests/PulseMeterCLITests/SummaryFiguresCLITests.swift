@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The whole-stream figures of `analyze`: the NDJSON `end` line carries `bands_db` with
 /// `--bands` and `clipped_samples` / `silence_seconds` with `--events`, in a single run and in

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// The systemd units in share/systemd: `systemd-analyze verify` finds nothing to say about
 /// either (it needs no running systemd; the ExecStart binary must exist, so a copy names the

@@ -2,6 +2,7 @@ import Foundation
 import MeterCore
 import MeterIO
 import Testing
+import TestSupport
 
 /// `pulsemeter tag`: ReplayGain 2.0 and Opus R128 tags against Debian's loudgain (libebur128;
 /// `-O` prints its values without writing) on the same files, read back by ffprobe and by

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `pulsemeter waveform` against a naive computation of the bars README.md "waveform" defines.
 @Suite struct WaveformCLITests {

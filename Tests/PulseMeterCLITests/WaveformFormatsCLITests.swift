@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `waveform --format dat|audiowaveform-json|peaks` against the published formats computed
 /// here from the file's samples, and against numpy; `--normalize` against the plain levels.
@@ -41,7 +42,7 @@ import Testing
         return out
     }
 
-    static func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((UInt32(truncatingIfNeeded: v) >> (8 * UInt32($0))) & 0xFF) } }
+    static func le32(_ v: Int) -> [UInt8] { WAV.le32(v) }
 
     /// The version 2 `.dat` file: 24-byte header (version, flags, rate, samples per pixel,
     /// length, channels), then int8 or int16 little-endian values.

@@ -36,6 +36,16 @@ public enum Wait {
         while now() < end { pace(seconds: min(0.05, end - now())) }
     }
 
+    /// The same, running `body` every `interval` seconds meanwhile (a stretch of time during
+    /// which the test keeps reading a meter's output, say).
+    public static func passing(seconds: Double, every interval: Double, _ body: () throws -> Void) rethrows {
+        let end = now() + seconds
+        while now() < end {
+            try body()
+            pace(seconds: min(interval, end - now()))
+        }
+    }
+
     /// Sleeps `seconds`: the pace of a test's input (a slow writer, uneven work, a feed at a
     /// speed), never a wait for something to happen; the one sleep of the tests.
     public static func pace(seconds: Double) {
@@ -44,7 +54,7 @@ public enum Wait {
     }
 
     /// Seconds on the monotonic clock (`clock_gettime(CLOCK_MONOTONIC)`).
-    static func now() -> Double {
+    public static func now() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

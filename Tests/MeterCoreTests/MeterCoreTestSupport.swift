@@ -1,36 +1,9 @@
 import Foundation
 @testable import MeterCore
+import TestSupport
 
-/// A small deterministic PRNG (SplitMix64) so every test sees the same "random" data.
-struct SeededRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [-1, 1).
-    mutating func signed() -> Double { Double(next() >> 11) / Double(1 << 52) - 1 }
-}
-
-/// Collects what a pipeline emits.
-final class CollectingSink: FrameSink {
-    var info: StreamInfo?
-    var frames: [MeterFrame] = []
-    var summary: StreamSummary?
-    func start(_ info: StreamInfo) throws { self.info = info }
-    func frame(_ frame: MeterFrame) throws { frames.append(frame) }
-    func gap(_ gap: StreamGap) throws {}
-    func device(_ change: DeviceChange) throws {}
-    func file(_ event: RecordingFileEvent) throws {}
-    func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {}
-    func idle(outage: Bool, stream: Int?) throws {}
-    func flush() throws {}
-    func end(_ summary: StreamSummary) throws { self.summary = summary }
-}
+// What only the MeterCore tests share; the RNG, the recording sink and the dB helper are
+// TestSupport's.
 
 /// Interleaved samples served in blocks of a chosen size (to exercise odd block boundaries).
 final class ArraySource: SampleBlockSource {
@@ -133,6 +106,3 @@ func naiveDFTPower(_ x: [Float]) -> [Double] {
         return sr * sr + si * si
     }
 }
-
-func db(power p: Double) -> Double { p > 0 ? max(-160, 10 * log10(p)) : -160 }
-func db(amplitude a: Double) -> Double { a > 0 ? max(-160, 20 * log10(a)) : -160 }
