@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// `StreamRun`, the one start-to-end sequence every path uses.
