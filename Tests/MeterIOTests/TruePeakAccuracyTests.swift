@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MeterCore
 
 /// True peak against the exact peak of the band-limited signal (`ExactPeak`): tones to 0.45

@@ -3,8 +3,8 @@ import Foundation
 /// The exact peak of a band-limited signal, for the true-peak tests: 16 points per sample
 /// period, each a Kaiser-windowed sinc of 128 taps (beta 8: flat to 0.001 dB up to 0.48 of the
 /// rate) over the samples, in Double, computed here and not with the meter's code.
-enum ExactPeak {
-    static let over = 16, half = 64
+public enum ExactPeak {
+    public static let over = 16, half = 64
 
     /// taps[s][k + half - 1]: the weight of sample k (from the period's first) at s / 16 on.
     static let taps: [[Double]] = (0..<over).map { s in
@@ -30,7 +30,7 @@ enum ExactPeak {
     /// In dB: the largest magnitude of the samples `x` and of the 15 points between each two,
     /// in every period, or (`near`) only in the periods within 3 samples of one at least
     /// `near` times the largest sample.
-    static func db(_ x: [Float], near: Float? = nil) -> Double {
+    public static func db(_ x: [Float], near: Float? = nil) -> Double {
         let n = x.count
         let largest = x.map(abs).max() ?? 0
         var periods = Array(0..<n)
