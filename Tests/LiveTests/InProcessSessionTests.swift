@@ -69,6 +69,30 @@ extension LiveSuite {
             #expect(sink.frames.last.map { summary.pos - $0.pos < 1600 } == true)
         }
 
+        @Test("live session on a source that delivers nothing: a cancellation from another thread wakes the read, the run ends at once with its summary")
+        func silentSourceCancels() throws {
+            let server = try Live.server()
+            Self.useServer(server)
+            server.drainFeed()
+            let cancellation = Cancellation()
+            let session = try MeterSession(SessionDescription(sources: [.init(live: LiveOptions(
+                device: server.feedSource, settings: ValidSettings(MeterSettings(fps: 30))))]), cancellation: cancellation)
+            let sink = Collect()
+            let cancelledAt = Atomic<Double>(0)
+            let canceller = Thread {
+                let started = Wait.until(timeout: 20, interval: 0.01) { sink.started.load(ordering: .acquiring) }
+                #expect(started, "no start call")
+                cancelledAt.store(monotonic(), ordering: .releasing)
+                cancellation.cancel()
+            }
+            canceller.start()
+            let summary = try #require(try session.run(into: [sink]).first)
+            let seconds = monotonic() - cancelledAt.load(ordering: .acquiring)
+            #expect(seconds < LiveSuite.StopLatency.bound, "the run ended \(seconds) s after the cancellation")
+            #expect(summary.pos == 0, "nothing was fed")
+            #expect(sink.summary != nil)
+        }
+
         @Test("two live sources in one MeterSession: their start calls first, then both metered to their ends, one call at a time")
         func sessionGroup() throws {
             let server = try Live.server()

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 import TestSupport
 
@@ -20,6 +21,18 @@ extension LiveSuite {
             p.signal(SIGTERM)
             let status = p.wait(timeout: 20)
             return (status, monotonic() - t0)
+        }
+
+        /// Waits for the start line, sends SIGTERM, and expects exit 0 within `bound` with the
+        /// end line last.
+        static func expectInstantStopAfterStart(_ p: Subprocess) throws {
+            let start = try #require(p.readLine(timeout: 10), "no start line; stderr: \(p.stderrText)")
+            #expect(try JSONLine(start).type == "start")
+            let (status, seconds) = Self.stop(p)
+            #expect(status == 0, "stderr: \(p.stderrText)")
+            #expect(seconds < Self.bound, "the stop took \(seconds) s")
+            let end = try #require(try parseLines(p.readToEnd(timeout: 5)).last)
+            #expect(end.type == "end", "\(end.raw)")
         }
 
         /// A TCP listener on 127.0.0.1 that never accepts: the kernel completes each connection
@@ -46,6 +59,16 @@ extension LiveSuite {
             }
 
             deinit { close(fd) }
+
+            /// Takes the next connection and reads its request, never answering; the
+            /// connection stays open until `close(fd)` of what it returns (-1: none came).
+            func acceptSilently() -> Int32 {
+                let c = accept(fd, nil, nil)
+                guard c >= 0 else { return -1 }
+                var request = [UInt8](repeating: 0, count: 4096)
+                _ = read(c, &request, request.count)
+                return c
+            }
 
             /// A connection waits in the backlog (ffmpeg has connected).
             func waitForConnection(timeout: Double) -> Bool {
@@ -92,6 +115,25 @@ extension LiveSuite {
             #expect(LiveSuite.errorLine(p.stderrText) == nil, "stderr: \(p.stderrText)")
         }
 
+        @Test("SIGTERM while --url waits on a server that accepts, takes the request and sends nothing: exit 0 at once, nothing written",
+              .enabled(if: Live.kind == .pulseaudio, "no sound server involved: run once"))
+        func whileTheServerSendsNothing() throws {
+            let server = try SilentServer()
+            let accepted = Atomic<Int32>(-1)
+            let acceptor = Thread { accepted.store(server.acceptSilently(), ordering: .releasing) }
+            acceptor.start()
+            defer { if accepted.load(ordering: .acquiring) >= 0 { close(accepted.load(ordering: .acquiring)) } }
+            let p = try pulsemeter(["monitor", "--url", "http://127.0.0.1:\(server.port)/live", "-f", "ndjson"], server: nil)
+            defer { p.kill() }
+            let served = Wait.until(timeout: 20) { accepted.load(ordering: .acquiring) >= 0 }
+            #expect(served, "ffmpeg never connected; stderr: \(p.stderrText)")
+            let (status, seconds) = Self.stop(p)
+            #expect(status == 0, "stderr: \(p.stderrText)")
+            #expect(seconds < Self.bound, "the stop took \(seconds) s")
+            #expect(p.readToEnd(timeout: 5).isEmpty, "no start line, so no end line")
+            #expect(LiveSuite.errorLine(p.stderrText) == nil, "stderr: \(p.stderrText)")
+        }
+
         @Test("SIGTERM while --reconnect waits for a lost stream to open again: exit 0 at once with the end line",
               .enabled(if: Live.kind == .pulseaudio, "no sound server involved: run once"))
         func whileReconnecting() throws {
@@ -119,13 +161,25 @@ extension LiveSuite {
             _ = server.drainFeed()
             let p = try pulsemeter(["monitor", "-d", server.feedSource, "-f", "ndjson"], server: server)
             defer { p.kill() }
-            let start = try #require(p.readLine(timeout: 10), "no start line; stderr: \(p.stderrText)")
-            #expect(try JSONLine(start).type == "start")
-            let (status, seconds) = Self.stop(p)
-            #expect(status == 0, "stderr: \(p.stderrText)")
-            #expect(seconds < Self.bound, "the stop took \(seconds) s")
-            let end = try #require(try parseLines(p.readToEnd(timeout: 5)).last)
-            #expect(end.type == "end", "\(end.raw)")
+            try Self.expectInstantStopAfterStart(p)
+        }
+
+        @Test("SIGTERM while the source delivers nothing (a suspended null sink's monitor): exit 0 at once with the end line")
+        func whileASuspendedMonitorIsSilent() throws {
+            let server = try Live.server()
+            let name = "pm-stop-silent"
+            let load = try run(["pactl", "load-module", "module-null-sink", "sink_name=\(name)", "rate=\(Live.rate)"],
+                               env: server.environment)
+            try #require(load.status == 0, "pactl load-module: \(load.stderr)")
+            defer { _ = try? run(["pactl", "unload-module", load.stdout.trimmingCharacters(in: .whitespacesAndNewlines)],
+                                 env: server.environment) }
+            // PulseAudio suspends the sink, so its monitor delivers nothing; PipeWire keeps a
+            // node with a stream running whatever pactl asks (its monitor delivers silence).
+            let suspend = try run(["pactl", "suspend-sink", name, "1"], env: server.environment)
+            if server.kind == .pulseaudio { try #require(suspend.status == 0, "pactl suspend-sink: \(suspend.stderr)") }
+            let p = try pulsemeter(["monitor", "-d", name + ".monitor", "-f", "ndjson"], server: server)
+            defer { p.kill() }
+            try Self.expectInstantStopAfterStart(p)
         }
     }
 }

@@ -25,6 +25,8 @@ public final class RecordingSink: FrameSink, @unchecked Sendable {
     public var flushes = 0
     /// Frames so far, readable while the sink is being called.
     public let count = Atomic<Int>(0)
+    /// True once `start` was called, readable while the sink is being called.
+    public let started = Atomic<Bool>(false)
     /// `frame` throws `OutputClosed` once this many frames came (a closed output).
     public var failAfter: Int?
 
@@ -43,6 +45,7 @@ public final class RecordingSink: FrameSink, @unchecked Sendable {
 
     public func start(_ info: StreamInfo) throws {
         self.info = info
+        started.store(true, ordering: .releasing)
         note("start", info.stream)
     }
     public func frame(_ frame: MeterFrame) throws {

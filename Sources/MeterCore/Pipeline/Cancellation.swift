@@ -16,8 +16,23 @@ public final class Cancellation: Sendable {
     private let flag = Atomic<Bool>(false)
     /// The registered wake-ups in registration order, and the next registration's id.
     private let handlers = Mutex<(next: Int, wakes: [(id: Int, wake: @Sendable () -> Void)])>((0, []))
+    /// The cancellation this one follows (`init(following:)`) and its wake-up there.
+    private let parent: Cancellation?
+    private let link = Mutex<Registration?>(nil)
 
-    public init() {}
+    public init() { parent = nil }
+
+    /// A cancellation cancelled with `parent` and also on its own (a part of a run that can
+    /// stop alone: a live source whose sink failed). Its wake-up leaves `parent` with it.
+    public init(following parent: Cancellation) {
+        self.parent = parent
+        let registration = parent.onCancel { [weak self] in self?.cancel() }
+        link.withLock { $0 = registration }
+    }
+
+    deinit {
+        if let parent, let registration = link.withLock({ $0 }) { parent.remove(registration) }
+    }
 
     public var isCancelled: Bool { flag.load(ordering: .acquiring) }
 

@@ -29,13 +29,13 @@ public final class RawPCMReader: SampleBlockSource {
     private var capacity: Int
     private var carry = 0  // bytes of an incomplete frame kept from the last read
     private var atEnd = false
-    private let cancellation: Cancellation?
+    private let stop: StopPipe?
 
     /// With `cancellation`, cancelling it ends the stream where it is (a stalled pipe, Ctrl-C),
     /// even while a read waits for input.
     public init(fd: Int32, format: RawSampleFormat, rate: Int, channels: Int, name: String = "stdin",
                 cancellation: Cancellation? = nil) {
-        self.cancellation = cancellation
+        stop = cancellation.flatMap { StopPipe($0) }
         self.fd = fd
         self.format = format
         self.rate = rate
@@ -45,7 +45,10 @@ public final class RawPCMReader: SampleBlockSource {
         bytes = .allocate(byteCount: 1, alignment: 16)
     }
 
-    deinit { bytes.deallocate() }
+    deinit {
+        stop?.release()
+        bytes.deallocate()
+    }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int {
         let frameBytes = format.bytesPerSample * channels
@@ -61,7 +64,7 @@ public final class RawPCMReader: SampleBlockSource {
         // One read(2) at a time, returning as soon as a whole frame is in, so a pipe from a
         // live source (parec) is metered as it arrives.
         while !atEnd {
-            let n = SystemCall.read(fd, bytes + have, want - have, cancellation: cancellation)
+            let n = SystemCall.read(fd, bytes + have, want - have, stop: stop)
             if n < 0 {
                 if errno == EINTR { atEnd = true; break }
                 throw InputError.readFailed(name: name, reason: errnoText())

@@ -39,9 +39,13 @@ public final class RawPCMSpool: AudioFileSource {
         var total = 0
         let block = 1 << 16
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: block, alignment: 16)
-        defer { buffer.deallocate() }
+        let stop = cancellation.flatMap { StopPipe($0) }
+        defer {
+            stop?.release()
+            buffer.deallocate()
+        }
         while true {
-            let n = SystemCall.read(input, buffer, block, cancellation: cancellation)
+            let n = SystemCall.read(input, buffer, block, stop: stop)
             if n < 0 {
                 if errno == EINTR { break }  // given up: stopped
                 let e = errno

@@ -46,16 +46,16 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     private var stop: (Cancellation, Cancellation.Registration)?
 
     /// Connects and subscribes to sink-input events; throws `cannotConnect` when no server answers.
-    /// Nothing of the application needs to be playing yet. Cancelling `cancellation` ends a
-    /// read at once (`StopRequested`).
+    /// Nothing of the application needs to be playing yet. Cancelling `cancellation` ends the
+    /// connect (`PulseError`) and a read (`StopRequested`) at once.
     public init(app: AppSelector, rate: Int, channels: Int, format: SampleFormat = .s16,
                 cancellation: Cancellation? = nil) throws(PulseError) {
         (self.app, self.rate, self.channels, self.format) = (app, rate, channels, format)
         map = PulseStream.channelMap(channels: channels, device: nil)
         channelNames = map.names
-        let pulse = try ThreadedPulseContext(subscribe: PA_SUBSCRIPTION_MASK_SINK_INPUT)
+        let pulse = try ThreadedPulseContext(subscribe: PA_SUBSCRIPTION_MASK_SINK_INPUT, cancellation: cancellation)
         self.pulse = pulse
-        stop = cancellation.map { ($0, $0.onCancel { pulse.wake.signal() }) }
+        stop = cancellation.map { ($0, $0.onCancel { pulse.interrupt() }) }
     }
 
     deinit {

@@ -33,8 +33,16 @@ extension LiveOptions {
     /// Opens what the options name: the network stream (`url`) or the PulseAudio source
     /// (`device`), reading in chunks of `fragmentFrames`; `devices`, a connection already
     /// open, resolves the device (nil: the stream opens one). Cancelling `cancellation` ends
-    /// the opening of a network stream and any read at once (`StopRequested`).
+    /// the opening and any read at once (`StopRequested`).
     func openCapture(fragmentFrames: Int, devices: PulseDevices? = nil, cancellation: Cancellation) throws -> any LiveCapture {
+        do {
+            return try openCapture(fragmentFrames, devices, cancellation)
+        } catch where cancellation.isCancelled {
+            throw StopRequested()  // a PulseAudio wait ended by the stop says so as a timeout
+        }
+    }
+
+    private func openCapture(_ fragmentFrames: Int, _ devices: PulseDevices?, _ cancellation: Cancellation) throws -> any LiveCapture {
         let s = settings
         if let url {
             return try NetworkStream(url: url, rate: s.rate, channels: s.channels, ffmpeg: ffmpeg ?? "ffmpeg",
@@ -44,7 +52,7 @@ extension LiveOptions {
             return try AppMonitorStream(app: app, rate: s.rate, channels: s.channels, format: sampleFormat,
                                         cancellation: cancellation)
         }
-        return try PulseRecordStream(on: devices ?? PulseDevices(timeout: 4), device: device, rate: s.rate,
+        return try PulseRecordStream(on: devices ?? PulseDevices(timeout: 4, cancellation: cancellation), device: device, rate: s.rate,
                                      channels: s.channels, format: sampleFormat, fragmentFrames: fragmentFrames,
                                      cancellation: cancellation)
     }

@@ -49,20 +49,40 @@ public struct PulseServerInfo: Sendable, Equatable {
 /// `pa_context_get_server_info`, `pa_context_get_source_info_list` and
 /// `pa_context_get_sink_info_list`, driven by a private `pa_mainloop` on the calling thread.
 ///
+/// A stop (`stop(on:)`) ends every wait on the connection at once: it wakes the main loop
+/// (`pa_mainloop_wakeup`), and a wait that finds the run stopped gives up as if its time had
+/// run out (the owner, who holds the cancellation, says it was a stop).
+///
 /// `@unchecked Sendable`: used by one thread at a time (a record stream on this connection,
-/// `PulseRecordStream`, hands it to the capture thread once).
+/// `PulseRecordStream`, hands it to the capture thread once); a stop's wake-up is the one
+/// call from another thread.
 public final class PulseDevices: @unchecked Sendable {
-    let mainloop: OpaquePointer
+    private let loop: MainLoop
+    var mainloop: OpaquePointer { loop.pointer }
     let context: OpaquePointer
     private let deadline: Double
+    private var stop: (Cancellation, Cancellation.Registration)?
 
-    /// Connects; throws `PulseError.cannotConnect` within `timeout` seconds when no server answers.
-    public init(timeout: Double = 5) throws(PulseError) {
+    /// The connection's `pa_mainloop`, in an object of its own so that a stop's wake-up, which
+    /// may run on the signal thread as the connection goes, holds it until it is done.
+    private final class MainLoop: @unchecked Sendable {
+        // Invariant for @unchecked Sendable: from another thread only `pa_mainloop_wakeup`,
+        // which libpulse allows from any thread.
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { pa_mainloop_free(pointer) }
+        func wakeUp() { pa_mainloop_wakeup(pointer) }
+    }
+
+    /// Connects; throws `PulseError.cannotConnect` within `timeout` seconds when no server
+    /// answers, `noAnswer` at once when `cancellation` fires meanwhile.
+    public init(timeout: Double = 5, cancellation: Cancellation? = nil) throws(PulseError) {
         guard let ml = pa_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
-        mainloop = ml
-        let ctx = try Self.newContext(pa_mainloop_get_api(ml)) { pa_mainloop_free(ml) }
+        loop = MainLoop(ml)
+        let ctx = try Self.newContext(pa_mainloop_get_api(ml)) {}
         context = ctx
         deadline = monotonicSeconds() + timeout
+        if let cancellation { stop(on: cancellation) }
         if pa_context_connect(ctx, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
             throw connectError()
         }
@@ -84,28 +104,35 @@ public final class PulseDevices: @unchecked Sendable {
     }
 
     deinit {
+        if let (cancellation, registration) = stop { cancellation.remove(registration) }
         pa_context_set_subscribe_callback(context, nil, nil)
         pa_context_disconnect(context)
         pa_context_unref(context)
-        pa_mainloop_free(mainloop)
     }
+
+    /// From now on `cancellation` ends every wait on this connection at once (a read's, an
+    /// answer's, a stream's start); one cancellation per connection.
+    func stop(on cancellation: Cancellation) {
+        if let (old, registration) = stop { old.remove(registration) }
+        stop = (cancellation, cancellation.onCancel { [loop] in loop.wakeUp() })
+    }
+
+    /// The run was stopped (`stop(on:)`): waits give up.
+    var isStopped: Bool { stop?.0.isCancelled ?? false }
 
     func connectError() -> PulseError {
         let reason = String(cString: pa_strerror(pa_context_errno(context)))
         return .cannotConnect(server: PulseStream.serverDescription, reason: reason)
     }
 
-    /// One main-loop pass; `PulseError.noAnswer` once the connection's deadline passed.
+    /// One main-loop pass; `PulseError.noAnswer` once the connection's deadline passed or the
+    /// run was stopped.
     private func iterate() throws(PulseError) {
-        guard monotonicSeconds() < deadline else {
+        guard monotonicSeconds() < deadline && !isStopped else {
             throw .noAnswer(server: PulseStream.serverDescription)
         }
         iterate(pollingAtMost: 100_000)
     }
-
-    /// Ends a pass of the main loop blocked in its poll at once (`pa_mainloop_wakeup`): the one
-    /// call any thread may make on this connection (a stop request, from the signal thread).
-    func wakeUp() { pa_mainloop_wakeup(mainloop) }
 
     /// One main-loop pass (pa_mainloop_prepare/poll/dispatch), its poll waiting at most
     /// `microseconds` (negative: until an event), so a caller can check a deadline often.
@@ -122,15 +149,15 @@ public final class PulseDevices: @unchecked Sendable {
     }
 
     /// Iterates the main loop until `op` is done; throws when the connection fails, and
-    /// `noAnswer` once `deadline` (monotonic seconds) passed: then the operation is cancelled
-    /// (`pa_operation_cancel`), so its callback, which holds the caller's unretained pointer,
-    /// never runs after the caller has gone on.
+    /// `noAnswer` once `deadline` (monotonic seconds) passed or the run was stopped: then the
+    /// operation is cancelled (`pa_operation_cancel`), so its callback, which holds the
+    /// caller's unretained pointer, never runs after the caller has gone on.
     func finish(until deadline: Double, _ op: OpaquePointer?) throws(PulseError) {
         guard let op else { throw connectError() }
         defer { pa_operation_unref(op) }
         while pa_operation_get_state(op) == PA_OPERATION_RUNNING {
             if pa_context_get_state(context) != PA_CONTEXT_READY { throw connectError() }
-            guard monotonicSeconds() < deadline else {
+            guard monotonicSeconds() < deadline && !isStopped else {
                 pa_operation_cancel(op)
                 throw .noAnswer(server: PulseStream.serverDescription)
             }

@@ -37,20 +37,19 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     private let opening: Opening
     /// Follows the default, keeps a named source (see `SourceWatcher`), on this connection.
     private var watcher: SourceWatcher?
-    /// Wakes the main loop when the run is stopped (`PulseDevices.wakeUp`), so that a read
-    /// waiting for a source that delivers nothing ends at once.
-    private var stop: (Cancellation, Cancellation.Registration)?
     /// Numbers the record streams of this process, so each has a name the watcher can find.
     private static let streams = Atomic<Int>(0)
 
     /// Resolves `device` on `connection` (as `PulseDevices.resolve`: special names, indexes,
     /// an unknown name an error), then connects the stream; a server that accepts it but never
     /// starts it (pipewire-pulse without a session manager) fails after `startTimeout` s.
-    /// Cancelling `cancellation` ends a read at once (`StopRequested`).
+    /// Cancelling `cancellation` ends every wait on the connection at once (`PulseDevices.stop`):
+    /// a read throws `StopRequested`, the opening a `PulseError` (the caller knows it stopped).
     public init(on connection: PulseDevices, device: String?, rate: Int, channels: Int, format: SampleFormat = .s16,
                 fragmentFrames: Int, name: String = "pulsemeter", startTimeout: Double = 4,
                 cancellation: Cancellation? = nil) throws(PulseError) {
         self.connection = connection
+        if let cancellation { connection.stop(on: cancellation) }
         let found = try connection.resolve(device, direction: .record)
         let resolved = found?.name
         self.device = resolved
@@ -72,11 +71,10 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
             }
             watcher = SourceWatcher(on: connection, streamName: streamName, wanted: wanted, current: resolved)
         }
-        stop = cancellation.map { ($0, $0.onCancel { connection.wakeUp() }) }
     }
 
     /// `pa_stream_new` and `pa_stream_connect_record` on `connection`, iterating its main loop
-    /// until the stream is ready (at most `o.timeout` s).
+    /// until the stream is ready (at most `o.timeout` s; a stop ends the wait at once).
     private static func connect(_ o: Opening, on connection: PulseDevices, device: String?,
                                 delivered: UnsafeMutablePointer<Bool>) throws(PulseError) -> OpaquePointer {
         var spec = o.spec, map = o.map, attr = o.attr
@@ -90,7 +88,8 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
         let deadline = monotonicSeconds() + o.timeout
         while pa_stream_get_state(s) != PA_STREAM_READY {
             let state = pa_stream_get_state(s)
-            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED || monotonicSeconds() >= deadline {
+            let left = deadline - monotonicSeconds()
+            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED || left <= 0 || connection.isStopped {
                 let error = PulseStream.openError(pa_context_errno(connection.context), device: device, direction: .record)
                 pa_stream_disconnect(s)
                 pa_stream_unref(s)
@@ -99,7 +98,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
                 }
                 throw error
             }
-            connection.iterate(pollingAtMost: 100_000)
+            connection.iterate(pollingAtMost: Int32(left * 1e6) + 1)
         }
         // Only a stream that opened gets the callbacks (so no failed one can reach `delivered`
         // later); what arrived before them is found by the first peek.
@@ -155,7 +154,6 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     }
 
     deinit {
-        if let (cancellation, registration) = stop { cancellation.remove(registration) }
         close(stream)
         delivered.deallocate()
     }
@@ -187,7 +185,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     /// fails once the stream is no longer ready: that is how a lost stream shows).
     private func nextFragment() throws -> (data: UnsafeRawPointer?, bytes: Int, offset: Int) {
         while true {
-            if let (cancellation, _) = stop, cancellation.isCancelled { throw StopRequested() }
+            if connection.isStopped { throw StopRequested() }
             if delivered.pointee {
                 var data: UnsafeRawPointer?
                 var n = 0

@@ -20,9 +20,12 @@ final class ThreadedPulseContext: @unchecked Sendable {
     let lost = Atomic<Bool>(false)
     let wake = Wakeup()
     private let stopped = Atomic<Bool>(false)
+    /// The run was stopped (`interrupt`): the waits here give up.
+    private let interrupted = Atomic<Bool>(false)
 
-    /// Connects (throwing `cannotConnect` when no server answers) and subscribes to `mask`.
-    init(subscribe mask: pa_subscription_mask_t) throws(PulseError) {
+    /// Connects (throwing `cannotConnect` when no server answers, `noAnswer` at once when
+    /// `cancellation` fires meanwhile: the caller knows it stopped) and subscribes to `mask`.
+    init(subscribe mask: pa_subscription_mask_t, cancellation: Cancellation? = nil) throws(PulseError) {
         guard let ml = pa_threaded_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
         mainloop = ml
         context = try PulseDevices.newContext(pa_threaded_mainloop_get_api(ml)) { pa_threaded_mainloop_free(ml) }
@@ -41,6 +44,8 @@ final class ThreadedPulseContext: @unchecked Sendable {
             me.changed.store(true, ordering: .releasing)
             me.wake.signal()
         }, ud)
+        let stop = cancellation?.onCancel { [self] in interrupt() }
+        defer { if let cancellation, let stop { cancellation.remove(stop) } }
         try locked { () throws(PulseError) in
             guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0,
                   pa_threaded_mainloop_start(mainloop) >= 0 else { throw connectError() }
@@ -48,6 +53,7 @@ final class ThreadedPulseContext: @unchecked Sendable {
                 let state = pa_context_get_state(context)
                 if state == PA_CONTEXT_READY { break }
                 if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED { throw connectError() }
+                if interrupted.load(ordering: .acquiring) { throw .noAnswer(server: PulseStream.serverDescription) }
                 pa_threaded_mainloop_wait(mainloop)
             }
             if let op = pa_context_subscribe(context, mask, nil, nil) { pa_operation_unref(op) }
@@ -68,13 +74,27 @@ final class ThreadedPulseContext: @unchecked Sendable {
         return try body()
     }
 
-    /// Waits (lock held) until `op` is done; its callbacks signal the main loop.
+    /// Waits (lock held) until `op` is done (its callbacks signal the main loop), the
+    /// connection is lost, or the run is stopped (`interrupt`; then `op` is cancelled).
     func finish(_ op: OpaquePointer?) {
         guard let op else { return }
         while pa_operation_get_state(op) == PA_OPERATION_RUNNING && !lost.load(ordering: .acquiring) {
+            if interrupted.load(ordering: .acquiring) {
+                pa_operation_cancel(op)
+                break
+            }
             pa_threaded_mainloop_wait(mainloop)
         }
         pa_operation_unref(op)
+    }
+
+    /// A stop request (a `Cancellation` wake-up, from any thread): every wait here ends, the
+    /// connect's, an answer's (`finish`), a read's on `wake`. Takes the loop's lock only as
+    /// long as a callback holds it.
+    func interrupt() {
+        interrupted.store(true, ordering: .releasing)
+        wake.signal()
+        locked { pa_threaded_mainloop_signal(mainloop, 0) }
     }
 
     /// Stops the main loop's thread (`pa_threaded_mainloop_stop`): no callback runs after it,

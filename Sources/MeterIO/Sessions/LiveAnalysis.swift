@@ -47,7 +47,7 @@ final class LiveAnalysis: @unchecked Sendable {
     }
 
     /// Meters what the capture thread hands over until it ends (the duration, a stop, a
-    /// failure), or, stopped while a read blocks on a silent source, half a second after.
+    /// failure). A stop wakes a capture read at once (`LiveCapture`), so the ring closes at once.
     func meterUntilCaptureEnds() {
         let meter = session.meter
         while true {
@@ -55,15 +55,7 @@ final class LiveAnalysis: @unchecked Sendable {
             emitGaps(upTo: pipeline.pos)
             forwardFileEvents()
             if meter.ring.isClosed && meter.ring.available == 0 { return }
-            if session.shouldStop {
-                // A read blocked on a silent source cannot be interrupted; give it half a second.
-                if !meter.waitForClose(seconds: 0.5) {
-                    session.abandon()
-                    return
-                }
-                continue
-            }
-            if !got {
+            if !got && !session.shouldStop {
                 guarded { try sink.idle(outage: session.inOutage.load(ordering: .acquiring), stream: pipeline.stream) }
             }
             // Sleep until the chunks that complete the next hop are in.
@@ -75,7 +67,7 @@ final class LiveAnalysis: @unchecked Sendable {
     /// After the capture: the frames it counted but the analysis never got (skipped), the last
     /// partial hop, the last take decision, the recording finished, then the end line.
     func finish() -> StreamSummary {
-        if !session.abandoned.load(ordering: .acquiring) { session.captureDone.wait() }
+        session.captureDone.wait()
         let total = session.captured.load(ordering: .acquiring)
         guarded {
             if total > pipeline.pos { try run.skip(frames: total - pipeline.pos) }
@@ -128,7 +120,7 @@ final class LiveAnalysis: @unchecked Sendable {
         guard sinkError == nil else { return }
         do { try body() } catch {
             sinkError = error
-            session.internalStop.store(true, ordering: .releasing)
+            session.stopCapture()
         }
     }
 

@@ -53,7 +53,6 @@ extension LiveMeterSession {
                 gaps.push(StreamGap(pos: loss.pos, startTs: loss.stoppedAt + toUnix, endTs: loss.continuedAt + toUnix,
                                     seconds: Double(loss.frames) / Double(s.rate), reason: .stopped))
             }
-            if abandoned.load(ordering: .acquiring) { break }
             let chunk = UnsafeBufferPointer(start: scratch.assumingMemoryBound(to: UInt8.self), count: frames * frameBytes)
             if let recorder {
                 // Paused: the recorder gets an empty chunk where the pause begins (it reports

@@ -56,12 +56,12 @@ final class LiveMeterSession: @unchecked Sendable {
     let meter: ChunkHandoff<UInt8>
     let recorder: ChunkHandoff<UInt8>?
     let recorderBatch: Int
+    /// Stops the capture: cancelled by the run's cancellation (a stop request) or by a failure
+    /// here (a sink that failed, a lost source). Every capture read and opening wakes on it.
     let cancellation: Cancellation
 
     let captured = Atomic<Int>(0)            // frames captured so far
     let recordOverflow = Atomic<Int>(0)      // frames the record ring could not take
-    let abandoned = Atomic<Bool>(false)      // analysis gave up waiting for a blocked read
-    let internalStop = Atomic<Bool>(false)   // a consumer failed; stop capturing
     let captureDone = Wakeup()
     let recorderDone = Wakeup()
     let failures = Locked<[Error]>([])
@@ -111,7 +111,8 @@ final class LiveMeterSession: @unchecked Sendable {
     init(options: LiveOptions, devices: PulseDevices? = nil, cancellation: Cancellation = Cancellation(),
          continuations: @escaping @Sendable () -> Int = { 0 }) throws {
         self.options = options
-        self.cancellation = cancellation
+        let own = Cancellation(following: cancellation)
+        self.cancellation = own
         self.continuations = continuations
         let s = options.settings
         // The container is checked first (a usage error), the file created only once the
@@ -124,7 +125,7 @@ final class LiveMeterSession: @unchecked Sendable {
         self.chunkFrames = chunkFrames
         var stream: (any LiveCapture)?
         do {
-            stream = try options.openCapture(fragmentFrames: chunkFrames, devices: devices, cancellation: cancellation)
+            stream = try options.openCapture(fragmentFrames: chunkFrames, devices: devices, cancellation: own)
             waitingAtStart = nil
         } catch let e as PulseError where options.reconnect && options.url == nil && e.isAbsence {
             // Not there yet (a service started before its sound server): waited for as a lost
@@ -159,19 +160,15 @@ final class LiveMeterSession: @unchecked Sendable {
     /// Wakes the analysis for a call to the sink even without audio (a redraw after a resume).
     func nudge() { meter.nudgeConsumer() }
 
-    var shouldStop: Bool { cancellation.isCancelled || internalStop.load(ordering: .acquiring) }
+    var shouldStop: Bool { cancellation.isCancelled }
+
+    /// Ends the capture from inside the run (a failure): its read wakes at once.
+    func stopCapture() { cancellation.cancel() }
 
     func fail(_ e: Error) {
         failures.withLock { $0.append(e) }
-        internalStop.store(true, ordering: .releasing)
+        stopCapture()
         meter.nudgeConsumer()
-    }
-
-    /// Analysis side: gives up on a capture read that does not return after a stop; the
-    /// capture thread drops what it reads afterwards and the recorder stops waiting.
-    func abandon() {
-        abandoned.store(true, ordering: .releasing)
-        recorder?.cancel()
     }
 
     /// Runs until the duration, a cancellation, a failure, or the sink's reader going away.
@@ -218,7 +215,7 @@ final class LiveMeterSession: @unchecked Sendable {
         do {
             try OSThread.spawn(role: "pm-recorder") { [self] in recordLoop() }
         } catch {
-            internalStop.store(true, ordering: .releasing)
+            stopCapture()
             captureDone.wait()
             throw error
         }

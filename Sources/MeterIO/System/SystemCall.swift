@@ -2,8 +2,8 @@ import Glibc
 import MeterCore
 
 /// The one EINTR rule for blocking system calls (`read(2)`, `write(2)`, `poll(2)`, `waitpid(2)`):
-/// a call interrupted by a signal is made again; a read that a stop request must end watches
-/// its cancellation instead (`read(_:_:_:cancellation:)`).
+/// a call interrupted by a signal is made again; a read that a stop request must end waits
+/// beside its `StopPipe` first (`read(_:_:_:stop:)`).
 enum SystemCall {
     /// Returns `call`'s result, made again while it fails with EINTR; when it is -1, `errno`
     /// says why.
@@ -16,24 +16,14 @@ enum SystemCall {
 
     /// `read(2)` that a stop request ends, whichever thread the signal reached (the kernel
     /// gives a process's signal to any thread, so the reading one may never see EINTR): with a
-    /// `cancellation`, the descriptor is watched with `poll(2)` 0.1 s at a time and read once
-    /// data (or its end) is there. Cancelled meanwhile: -1 with errno EINTR, as a read given up.
-    static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, cancellation: Cancellation?) -> Int {
-        guard let cancellation else { return retryingInterrupted { Glibc.read(fd, buffer, count) } }
-        while true {
-            if cancellation.isCancelled {
-                errno = EINTR
-                return -1
-            }
-            var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&watched, 1, 100)
-            if ready > 0 {
-                let n = Glibc.read(fd, buffer, count)
-                if n >= 0 || errno != EINTR { return n }
-            } else if ready < 0 && errno != EINTR {
-                return -1
-            }
+    /// `stop`, the descriptor is waited for beside it (`poll(2)`) and read once data (or its
+    /// end) is there. Stopped meanwhile: -1 with errno EINTR, as a read given up.
+    static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, stop: StopPipe?) -> Int {
+        if let stop, stop.wait(for: fd, seconds: nil) == .stopped {
+            errno = EINTR
+            return -1
         }
+        return retryingInterrupted { Glibc.read(fd, buffer, count) }
     }
 
     /// Writes all of `bytes` to `fd` (`write(2)`), again after a signal, a partial write or

@@ -126,18 +126,4 @@ public final class ChunkHandoff<Element: BitwiseCopyable>: @unchecked Sendable {
         }
         return !(isCancelled || ring.isClosed) || ring.available > 0
     }
-
-    /// After a cancel: waits at most `seconds` for the producer to close the ring, draining
-    /// nothing; true when it closed.
-    public func waitForClose(seconds: Double) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .milliseconds(Int(seconds * 1000))
-        while !ring.isClosed {
-            let left = deadline - clock.now
-            if left <= .zero { return false }
-            let c = left.components
-            consumerWake.wait(seconds: Double(c.seconds) + Double(c.attoseconds) * 1e-18)
-        }
-        return true
-    }
 }
