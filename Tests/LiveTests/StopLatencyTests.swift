@@ -119,14 +119,34 @@ extension LiveSuite {
               .enabled(if: Live.kind == .pulseaudio, "no sound server involved: run once"))
         func whileTheServerSendsNothing() throws {
             let server = try SilentServer()
+            try Self.expectInstantStopWhileAsking(server) {
+                try pulsemeter(["monitor", "--url", "http://127.0.0.1:\(server.port)/live", "-f", "ndjson"], server: nil)
+            }
+        }
+
+        @Test("SIGTERM while the server is first asked (it accepts and never answers): exit 0 at once, nothing written",
+              .enabled(if: Live.kind == .pulseaudio, "no sound server involved: run once"),
+              arguments: [["monitor", "-f", "ndjson"], ["calibrate"]])
+        func whileTheServerIsFirstAsked(_ args: [String]) throws {
+            // A hung PulseAudio: the connection's first look (the native format) waits up to 5 s.
+            let server = try SilentServer()
+            try Self.expectInstantStopWhileAsking(server) {
+                try pulsemeter(args, server: nil, env: ["PULSE_SERVER": "tcp:127.0.0.1:\(server.port)"])
+            }
+        }
+
+        /// Starts the process `start` makes, waits until it connected to `server` and sent its
+        /// request (never answered), sends SIGTERM, and expects exit 0 within `bound` with
+        /// nothing written and no error.
+        static func expectInstantStopWhileAsking(_ server: SilentServer, _ start: () throws -> Subprocess) throws {
             let accepted = Atomic<Int32>(-1)
             let acceptor = Thread { accepted.store(server.acceptSilently(), ordering: .releasing) }
             acceptor.start()
             defer { if accepted.load(ordering: .acquiring) >= 0 { close(accepted.load(ordering: .acquiring)) } }
-            let p = try pulsemeter(["monitor", "--url", "http://127.0.0.1:\(server.port)/live", "-f", "ndjson"], server: nil)
+            let p = try start()
             defer { p.kill() }
-            let served = Wait.until(timeout: 20) { accepted.load(ordering: .acquiring) >= 0 }
-            #expect(served, "ffmpeg never connected; stderr: \(p.stderrText)")
+            let asked = Wait.until(timeout: 20) { accepted.load(ordering: .acquiring) >= 0 }
+            #expect(asked, "it never connected; stderr: \(p.stderrText)")
             let (status, seconds) = Self.stop(p)
             #expect(status == 0, "stderr: \(p.stderrText)")
             #expect(seconds < Self.bound, "the stop took \(seconds) s")

@@ -17,13 +17,15 @@ enum CalibrateCommand {
         let steadySeconds = CalibrationMeasurement.steadySeconds
         let device = try LiveSources.single(a)
         let given = a.string("rate") != nil && a.string("channels") != nil
-        var devices = given ? nil : try? PulseDevices()  // one connection: the native format, then the stream
+        let cancellation = try Signals.stopCancellation()  // first: a stop ends the first connection's waits at once
+        // One connection: the native format, then the stream.
+        var devices = given ? nil : try? PulseDevices(cancellation: cancellation)
+        if cancellation.isCancelled { return 0 }  // stopped before anything started
         var read = try MeterOptions.read(a, native: given ? nil : LiveCommands.nativeSpec(of: LiveSources.resolve([device], on: devices)[0]))
         read.spl = SoundLevelSettings(weighting: .a, timeWeighting: .fast)
         let settings = try MeterOptions.validated(read, a)
         let limit = try MeterOptions.durationFrames(a, rate: settings.rate)
             ?? MeterSettings.frames(seconds: CalibrationMeasurement.defaultLimitSeconds, rate: settings.rate)
-        let cancellation = try Signals.stopCancellation()
         let source = SessionDescription.Source(live: LiveOptions(device: device, settings: settings, durationFrames: limit))
         let session = try MeterSession(SessionDescription(sources: [source]), cancellation: cancellation, devices: devices,
                                        continuations: Signals.continuations)

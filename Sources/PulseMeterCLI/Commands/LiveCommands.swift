@@ -38,6 +38,9 @@ enum LiveCommands {
     /// monitor / record: a session of live sources (`-d` given several times: side by side in
     /// one run) into the terminal or NDJSON sink, and the HTTP server and hooks when asked.
     static func meter(_ a: ParsedArguments, record: FilePath?) throws -> Int32 {
+        // First, so that a stop while the server is first asked ends that wait at once (exit 0).
+        let cancellation = try Signals.stopCancellation()  // a stop signal, q, or a failure of one source
+        let stopSignal = try Signals.stopCancellation()    // a stop signal only: hooks are ended, not waited for
         let url = try streamURL(a)
         _ = try PeriodOptions.settings(a, live: true, spl: try MeterOptions.read(a).spl != nil)  // before any server
         let given = try LiveSources.devices(a)
@@ -54,7 +57,8 @@ enum LiveCommands {
         let page = try ReportOptions.page(a, input: a.string("device") ?? a.command)
         let specified = url != nil || (a.string("rate") != nil && a.string("channels") != nil)
         // One server connection finds the native formats and then opens the streams.
-        var devices = specified ? nil : try? PulseDevices()
+        var devices = specified ? nil : try? PulseDevices(cancellation: cancellation)
+        if cancellation.isCancelled { return 0 }  // stopped before anything started: nothing to say
         let found = LiveSources.resolve(given, on: devices)  // each name asked once
         try LiveSources.refuseSameSource(given, found: found)
         var all = try LiveSources.options(a, devices: given, found: specified ? nil : found, record: record)
@@ -66,8 +70,6 @@ enum LiveCommands {
         let output = try OutputChoice.open(a)
         let format = try MeterOptions.format(a, outputIsTerminal: output.isTerminal, csv: true)
         try PeriodOptions.checkFormat(a, format)
-        let cancellation = try Signals.stopCancellation()  // a stop signal, q, or a failure of one source
-        let stopSignal = try Signals.stopCancellation()    // a stop signal only: hooks are ended, not waited for
         // Read before anything starts a child (ffmpeg for --url, hooks), which then inherits none of it.
         let serviceManager = NotifySocket.fromEnvironment()
         if record != nil {
