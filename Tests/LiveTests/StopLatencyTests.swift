@@ -135,6 +135,36 @@ extension LiveSuite {
             }
         }
 
+        @Test("SIGTERM while play opens its stream on a server that accepts and never answers: exit 0 at once, nothing written",
+              .enabled(if: Live.kind == .pulseaudio, "no sound server involved: run once"))
+        func whilePlayOpens() throws {
+            let dir = try TempDir("stop-play")
+            let file = try dir.write(Self.wav(seconds: 1), "tone.wav")
+            let server = try SilentServer()
+            try Self.expectInstantStopWhileAsking(server) {
+                try pulsemeter(["play", file, "-f", "ndjson"], server: nil, env: ["PULSE_SERVER": "tcp:127.0.0.1:\(server.port)"])
+            }
+        }
+
+        @Test("SIGTERM while play waits for a stream the server never starts (PipeWire without WirePlumber): exit 0 at once, nothing written",
+              .enabled(if: Live.kind == .pipewire, "PulseAudio starts every stream"))
+        func whilePlayWaitsForItsStream() throws {
+            let server = try PulseServer.startPrivate()
+            defer { server.stop() }
+            try server.stopSessionManager()
+            let dir = try TempDir("stop-play")
+            let file = try dir.write(Self.wav(seconds: 1), "tone.wav")
+            let p = try pulsemeter(["play", file, "-d", "vsink", "-f", "ndjson"], server: server)
+            defer { p.kill() }
+            // The look at the server answers at once; the stream's start then waits out its 4 s.
+            Wait.passing(seconds: 1.5)
+            let (status, seconds) = Self.stop(p)
+            #expect(status == 0, "stderr: \(p.stderrText)")
+            #expect(seconds < Self.bound, "the stop took \(seconds) s")
+            #expect(p.readToEnd(timeout: 5).isEmpty, "no start line, so no end line")
+            #expect(LiveSuite.errorLine(p.stderrText) == nil, "stderr: \(p.stderrText)")
+        }
+
         /// Starts the process `start` makes, waits until it connected to `server` and sent its
         /// request (never answered), sends SIGTERM, and expects exit 0 within `bound` with
         /// nothing written and no error.

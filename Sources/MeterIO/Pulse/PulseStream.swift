@@ -37,14 +37,18 @@ public final class PulseStream: @unchecked Sendable {
     /// `startTimeout` seconds rather than libpulse's 30. Record streams ask for fragments of
     /// `fragmentFrames` (default ~10 ms), the size of the caller's reads, so each read is one
     /// delivery from the server; playback streams keep a short target buffer so pausing is
-    /// heard at once.
+    /// heard at once. A stop (`cancellation`) ends the opening's waits at once, the look and
+    /// the stream's start alike, as if their time had run out (the owner says it was a stop;
+    /// `pa_simple_new`, which nothing interrupts, is left to its thread, which frees what it
+    /// gets).
     public init(direction: Direction, device: String?, rate: Int, channels: Int,
                 format: SampleFormat = .s16, name: String = "pulsemeter", latencyMs: Int = 10,
-                fragmentFrames: Int? = nil, startTimeout: Double = 4) throws(PulseError) {
+                fragmentFrames: Int? = nil, startTimeout: Double = 4,
+                cancellation: Cancellation? = nil) throws(PulseError) {
         self.rate = rate
         self.channels = channels
         self.format = format
-        let found = try PulseDevices(timeout: startTimeout).resolve(device, direction: direction)
+        let found = try PulseDevices(timeout: startTimeout, cancellation: cancellation).resolve(device, direction: direction)
         let resolved = found?.name
         self.device = resolved
         let spec = pa_sample_spec(format: Self.paFormat(format), rate: UInt32(rate), channels: UInt8(channels))
@@ -60,7 +64,7 @@ public final class PulseStream: @unchecked Sendable {
         let map = Self.channelMap(channels: channels, device: direction == .record ? found : nil)
         channelNames = map.names
         opening = Opening(direction: direction, name: name, spec: spec, map: map, attr: attr, timeout: startTimeout)
-        handle = try Self.open(opening, device: resolved)
+        handle = try Self.open(opening, device: resolved, cancellation: cancellation)
     }
 
     /// What `open` needs, kept to open the stream again on another device.
@@ -70,15 +74,16 @@ public final class PulseStream: @unchecked Sendable {
     }
     private let opening: Opening
 
-    /// `pa_simple_new` on a helper thread (see `Opener`), giving up after `o.timeout`.
-    private static func open(_ o: Opening, device: String?) throws(PulseError) -> OpaquePointer {
+    /// `pa_simple_new` on a helper thread (see `Opener`), giving up after `o.timeout` or at once
+    /// when `cancellation` fires.
+    private static func open(_ o: Opening, device: String?, cancellation: Cancellation?) throws(PulseError) -> OpaquePointer {
         let opener = Opener(direction: o.direction, device: device, name: o.name, spec: o.spec, map: o.map, attr: o.attr)
         do {
             try OSThread.spawn(role: "pm-stream-open") { opener.open() }
         } catch {
             throw .cannotStart(what: "a thread to open the stream")
         }
-        switch opener.wait(seconds: o.timeout) {
+        switch opener.wait(seconds: o.timeout, cancellation: cancellation) {
         case .opened(let h): return h
         case .failed(let err): throw openError(err, device: device, direction: o.direction)
         case nil: throw .streamNeverStarted(server: serverDescription)
@@ -136,10 +141,14 @@ public final class PulseStream: @unchecked Sendable {
             done.signal()
         }
 
-        /// The outcome, or nil (and the handle left to the opening thread) after `seconds`.
-        func wait(seconds: Double) -> Outcome? {
+        /// The outcome, or nil (and the handle left to the opening thread) after `seconds` or
+        /// once `cancellation` fires.
+        func wait(seconds: Double, cancellation: Cancellation?) -> Outcome? {
             let deadline = monotonicSeconds() + seconds
-            while state.withLock({ $0.outcome == nil }) && monotonicSeconds() < deadline {
+            let wake = cancellation?.onCancel { [done] in done.signal() }
+            defer { if let cancellation, let wake { cancellation.remove(wake) } }
+            while state.withLock({ $0.outcome == nil }) && monotonicSeconds() < deadline
+                    && !(cancellation?.isCancelled ?? false) {
                 done.wait(seconds: max(0.001, deadline - monotonicSeconds()))
             }
             return state.withLock { s in

@@ -54,7 +54,8 @@ public final class PlaybackSource: SampleBlockSource, @unchecked Sendable {
     public var expectedFrames: Int? { totalFrames }
 
     /// Opens the file (`InputError`; through ffmpeg what libsndfile does not read) and a playback
-    /// stream on `device` (`PulseError`). Cancelling `cancellation` stops the playback like `stop()`.
+    /// stream on `device` (`PulseError`). Cancelling `cancellation` stops the playback like `stop()`,
+    /// and ends the stream's opening at once (a `PulseError`, the caller knowing it was a stop).
     public init(path: FilePath, device: String?, cancellation: Cancellation = Cancellation()) throws {
         self.cancellation = cancellation
         reader = try AudioFile.open(path, cancellation: cancellation)
@@ -63,7 +64,7 @@ public final class PlaybackSource: SampleBlockSource, @unchecked Sendable {
         totalFrames = reader.declaredFrames
         name = path.string
         stream = try PulseStream(direction: .playback, device: device, rate: reader.rate, channels: reader.channels,
-                                 name: "pulsemeter play", latencyMs: 50)
+                                 name: "pulsemeter play", latencyMs: 50, cancellation: cancellation)
         block = max(64, rate / 50)
         shorts = .allocate(capacity: block * channels)
         wake = cancellation.onCancel { [unpaused] in unpaused.signal() }

@@ -25,7 +25,13 @@ enum PlayCommand {
         }
         let settings = try settingsFor(MeterSettings.defaults.rate, MeterSettings.defaults.channels)
         let cancellation = try Signals.stopCancellation()
-        let source = try PlaybackSource(path: path, device: device, cancellation: cancellation)
+        let opened: PlaybackSource
+        do {
+            opened = try PlaybackSource(path: path, device: device, cancellation: cancellation)
+        } catch where cancellation.isCancelled {
+            return 0  // stopped before anything started: nothing to say
+        }
+        let source = opened
         let played = SessionDescription.Source(played: source, settings: try settingsFor(source.rate, source.channels))
         let session = try MeterSession(SessionDescription(sources: [played]), cancellation: cancellation)
         if !interactive {
