@@ -96,6 +96,7 @@ import Testing
         "MeterIO/Network/HookRunner.swift": "its thread runs hooks with lines already encoded",
         "MeterIO/Network/MonitorHTTPServer.swift": "its threads read MonitorState under its lock",
         "MeterIO/Input/ReadAheadSource.swift": "its thread decodes samples",
+        "MeterIO/Output/KeyCommands.swift": "its thread reads keys; a redraw is the session's nudge, the analysis calls the sink",
         "MeterIO/System/ChildProcess.swift": "its thread collects a child's stderr",
         "MeterIO/System/Signals.swift": "its thread waits for signals",
         "MeterIO/Pulse/PulseStream.swift": "its thread opens a stream",
