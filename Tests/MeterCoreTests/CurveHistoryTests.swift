@@ -51,7 +51,7 @@ import Testing
         s.file = "a \"quoted\" name.wav"
         var encoder = NDJSONEncoder()
         let line = String(decoding: encoder.end(s), as: UTF8.self)
-        let f = EndLineFigures(s)
+        let f = EndLineFigures(line: Array(line.utf8))
         #expect(f["rms_db"] == ["-20.0", "-20.0"])
         #expect(f["peak_db"] == ["-3.0", "-160.0"])
         #expect(f["duration"] == ["1.0"])

@@ -140,6 +140,34 @@ import TestSupport
             .contains("# TYPE pulsemeter_build_info gauge\npulsemeter_build_info{version=\"1.2.3\"} 1\n"))
     }
 
+    @Test("recording: single and split from the start to the end line whatever the file lines; takes while the run's OpenRecordings has a file open, a pause or a second source's close not ending it")
+    func recordingState() throws {
+        let summary = StreamSummary(pos: 0, rate: 48000, rmsDb: [-160], peakDb: [-160])
+        var continuous = MonitorState(recording: .continuous)
+        #expect(continuous.recording)
+        continuous.file(anyOpen: false)  // a split file's close, the next one's open just after it
+        #expect(continuous.recording)
+        continuous.end(summary)
+        #expect(!continuous.recording)
+
+        let recordings = OpenRecordings()
+        var takes = MonitorState(recording: .takes)
+        #expect(!takes.recording)
+        func line(_ kind: RecordingFileEvent.Kind, _ file: String, stream: Int? = nil) -> RecordingFileEvent {
+            var e = RecordingFileEvent(kind, file: file, pos: 0, frames: 0)
+            e.stream = stream
+            return e
+        }
+        for (event, open) in [(line(.open, "a.wav"), true), (line(.open, "b.wav", stream: 1), true),
+                              (line(.pause, "a.wav"), true), (line(.resume, "a.wav"), true),
+                              (line(.close, "b.wav", stream: 1), true), (line(.close, "a.wav"), false)] {
+            try recordings.file(event)
+            takes.file(anyOpen: recordings.anyOpen)
+            #expect(takes.recording == open, "\(event)")
+        }
+        #expect(!MonitorState().recording)
+    }
+
     @Test("channel labels: the start line's channel names; a repeated name gets its position")
     func channelLabels() {
         #expect(PrometheusExposition.channelLabels(["front-left", "front-right", "lfe"]) == ["front-left", "front-right", "lfe"])

@@ -33,9 +33,12 @@ public struct MonitorState: Sendable {
     public private(set) var alarmsOn: Set<AlarmKey> = []
     public private(set) var gaps = 0
     public private(set) var gapSeconds = 0.0
-    /// Whether a file is being written: a single or split recording from the start, a
-    /// triggered one while a take is open.
-    public private(set) var recording = false
+    /// Whether a file is being written: a single or split recording from the start to the end
+    /// line (split files follow each other at once: no gap between a close and the next open),
+    /// a triggered one while a take's file is open, as the run's `OpenRecordings` says.
+    public var recording: Bool { !ended && (recordingKind == .continuous || takeOpen) }
+    /// What `OpenRecordings` said after the latest `file` line: a file is open.
+    private var takeOpen = false
     /// True once the `end` line was written.
     public private(set) var ended = false
 
@@ -64,7 +67,6 @@ public struct MonitorState: Sendable {
     public init(recording: Recording = .none, version: String? = nil) {
         recordingKind = recording
         self.version = version
-        self.recording = recording == .continuous
     }
 
     public var framesTotal: Int { latest?.pos ?? 0 }
@@ -99,15 +101,15 @@ public struct MonitorState: Sendable {
         gapSeconds += gap.seconds
     }
 
-    public mutating func file(_ event: RecordingFileEvent) {
-        // Split files follow each other at once; only a take's close leaves no file open.
-        if recordingKind == .takes { recording = event.kind == .open }
+    /// After a `file` line: whether any source's recording has a file open now
+    /// (`OpenRecordings.anyOpen`, which saw the line first).
+    public mutating func file(anyOpen: Bool) {
+        takeOpen = anyOpen
     }
 
     public mutating func end(_ summary: StreamSummary) {
         for e in summary.events { event(e) }
         ended = true
-        recording = false
     }
 
     private mutating func event(_ e: MeterEvent) {

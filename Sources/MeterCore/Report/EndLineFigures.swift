@@ -18,12 +18,6 @@ public struct EndLineFigures: Sendable, Equatable {
         for (key, value) in fields where key != "type" && key != "stream" { add(key, value) }
     }
 
-    /// The end line of `summary`, encoded here (a many-file report's index, whose lines went
-    /// out from the files' own sinks), read into rows.
-    public init(_ summary: StreamSummary) {
-        self.init(line: NDJSONLines().end(summary))
-    }
-
     /// The value text of the row `key`, nil when the line has no such figure.
     public subscript(key: String) -> [String]? { rows.first { $0.key == key }?.values }
 

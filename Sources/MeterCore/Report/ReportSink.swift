@@ -15,6 +15,9 @@ public final class ReportSink: FrameSink {
     private var history = CurveHistory(series: 0)
     private var marks = ReportMarks(limit: maxMarks)
     private var values: [Double] = []
+    /// The figures of the end line the page shows (a many-file report's index row), once the
+    /// end line has come.
+    public private(set) var figures: EndLineFigures?
 
     /// `file`: the end line's `file` (a many-file run's), so the figures are that line's.
     /// `lines`: the run's, so the figures are read from the end line its output wrote.
@@ -66,7 +69,9 @@ public final class ReportSink: FrameSink {
         for e in summary.events { mark(e.name, pos: e.pos) }
         var s = summary
         s.file = file ?? summary.file
-        let page = ReportPage(header: header, info: info, summary: s, figures: EndLineFigures(line: lines.end(s)),
+        let figures = EndLineFigures(line: lines.end(s))
+        self.figures = figures
+        let page = ReportPage(header: header, info: info, summary: s, figures: figures,
                               layout: layout, history: history, marks: marks.marks)
         try write(Array(page.html().utf8))
     }

@@ -12,12 +12,16 @@ public final class HTTPSink: FrameSink {
     private let ndjsonLines: any FrameSink
     /// The frames merged into /history's slots.
     private var slots: HistorySlots
+    /// The run's open recordings, a sink before this one (the state's `recording`).
+    private let recordings: OpenRecordings
 
     /// `lines`: the run's lines, shared with its output, so /events carries exactly the bytes
     /// `-f ndjson` prints. `eventLines` false: the run detects events for /metrics and /status
-    /// only; its lines (and /events) have none.
-    public init(server: MonitorHTTPServer, lines shared: NDJSONLines, eventLines: Bool = true) {
+    /// only; its lines (and /events) have none. `recordings`: the run's, fed the `file` lines
+    /// before this sink.
+    public init(server: MonitorHTTPServer, lines shared: NDJSONLines, eventLines: Bool = true, recordings: OpenRecordings) {
         self.server = server
+        self.recordings = recordings
         let ndjson = NDJSONSink(output: lines, lines: shared)
         slots = HistorySlots(lines: shared)
         ndjsonLines = eventLines ? ndjson : WithoutEventsSink(ndjson)
@@ -59,7 +63,8 @@ public final class HTTPSink: FrameSink {
 
     public func file(_ event: RecordingFileEvent) throws {
         try ndjsonLines.file(event)
-        server.publish(lines.take(), frame: false) { $0.file(event) }
+        let anyOpen = recordings.anyOpen
+        server.publish(lines.take(), frame: false) { $0.file(anyOpen: anyOpen) }
     }
 
     public func event(_ event: MeterEvent, ts: Double, stream: Int?) throws {

@@ -1,15 +1,16 @@
 import MeterCore
 
 /// The live ANSI meter on a terminal: draws each frame in one write on the alternate screen,
-/// follows resizes (SIGWINCH), shows outages and the recording (REC, file, recorded time),
-/// reads q and Esc from a terminal on stdin, and restores the terminal when it ends. The
+/// follows resizes (SIGWINCH), shows outages and the recording (REC, file, recorded time,
+/// PAUSED as soon as the pause changes), and restores the terminal when it ends. The keys are
+/// read beside it (`KeyCommands`, through this sink's `screen`). The
 /// terminal is held through a `TerminalScreen` (as `play` holds it), which job control can
 /// suspend and resume from another thread; after a resume the next call redraws whole.
 ///
 /// `restore()` is idempotent; the CLI also calls it on every error path.
 public final class AnsiLiveSink: FrameSink {
     private let output: FileDescriptorOutput
-    /// The terminal while the meter runs (stdin read for keys when there is an `onQuit`).
+    /// The terminal while the meter runs (stdin in raw mode for `KeyCommands` when `readsKeys`).
     public let screen: TerminalScreen
     /// The renderer's settings for each source's view (its size follows the terminal).
     private var renderer: AnsiMeterRenderer
@@ -26,22 +27,21 @@ public final class AnsiLiveSink: FrameSink {
         get { renderer.history != nil }
         set { renderer.history = newValue ? LevelHistory() : nil }  // set before the start lines
     }
-    /// The recording's pause: space or p toggles it, and the head line says PAUSED while it
-    /// is paused (the recorded time stands still).
+    /// The recording's pause (space or p, SIGUSR1/2): the head line says PAUSED while it is
+    /// paused (the recorded time stands still), drawn at the next call after it changed.
     public var pause: PauseControl?
-    /// Called when q or Esc is pressed (the CLI stops the run, as on Ctrl-C).
-    private let onQuit: (() -> Void)?
+    /// The pause as last drawn.
+    private var drawnPaused = false
 
     /// Says (once) whether the terminal was resized since the last call.
     private let takeResize: () -> Bool
 
-    /// `takeResize` reports a resize once (the CLI passes its SIGWINCH flag); `onQuit`, when
-    /// given, is called for q or Esc read from a terminal on stdin.
-    public init(output: FileDescriptorOutput, takeResize: @escaping () -> Bool, onQuit: (() -> Void)? = nil) {
+    /// `takeResize` reports a resize once (the CLI passes its SIGWINCH flag); `readsKeys`: the
+    /// screen puts a terminal stdin in raw mode for the keys.
+    public init(output: FileDescriptorOutput, takeResize: @escaping () -> Bool, readsKeys: Bool = false) {
         self.output = output
         self.takeResize = takeResize
-        self.onQuit = onQuit
-        screen = TerminalScreen(output: output, readsKeys: onQuit != nil)
+        screen = TerminalScreen(output: output, readsKeys: readsKeys)
         let size = Terminal.size(fd: output.fd) ?? (80, 24)
         renderer = AnsiMeterRenderer(width: size.columns, height: size.rows,
                                      color: Terminal.colorAllowed, unicode: Terminal.localeIsUTF8)
@@ -59,14 +59,13 @@ public final class AnsiLiveSink: FrameSink {
     }
 
     public func frame(_ frame: MeterFrame) throws {
-        pollKeys()
         let k = frame.stream ?? 0
         guard k < views.count else { return }
         views[k].renderer.observe(frame)
         views[k].lastFrame = frame
         let now = monotonicSeconds()
         let resized = followResize()
-        guard resized || now - lastDraw >= minInterval else { return }
+        guard resized || pauseChanged || now - lastDraw >= minInterval else { return }
         try draw(now: now, clearing: resized)
     }
 
@@ -97,11 +96,10 @@ public final class AnsiLiveSink: FrameSink {
     public func flush() throws {}
 
     public func idle(outage: Bool, stream: Int?) throws {
-        pollKeys()
         let resized = followResize()
         let k = stream ?? 0
         guard k < views.count else { return }
-        if outage != views[k].outage || resized {
+        if outage != views[k].outage || resized || pauseChanged {
             views[k].outage = outage
             try draw(now: monotonicSeconds(), clearing: resized)
         }
@@ -147,14 +145,8 @@ public final class AnsiLiveSink: FrameSink {
         screen.leave()
     }
 
-    private func pollKeys() {
-        let keys = screen.readKeys()
-        if keys.contains(.quit) { onQuit?() }
-        if let pause, keys.contains(.space) {
-            pause.toggle()
-            try? draw(now: monotonicSeconds())  // PAUSED at once
-        }
-    }
+    /// The pause changed since it was last drawn (a key, a signal).
+    private var pauseChanged: Bool { (pause?.isPaused ?? false) != drawnPaused }
 
     /// True when the meter must be drawn whole at a new size: a resize, or a resume after a
     /// stop (the terminal may have changed size meanwhile).
@@ -173,6 +165,7 @@ public final class AnsiLiveSink: FrameSink {
         lastDraw = now
         let erase = clearing ? AnsiMeterRenderer.clear : ""
         let paused = pause?.isPaused ?? false
+        drawnPaused = paused
         let statuses = views.indices.map {
             views[$0].status(paused: paused, recordingFile: recordings.writing($0), idle: recordingIdleStatus)
         }

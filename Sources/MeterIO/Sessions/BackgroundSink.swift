@@ -38,7 +38,7 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
     /// pipeline with `deferBands` get their band levels computed there too, and the end line
     /// the stream's mean band levels.
     public init(_ sink: any FrameSink, bands: DeferredBands? = nil, depth: Int = 256) {
-        self.sink = sink
+        self.sink = ThreadCheckedSink.inDebug(sink, rule: .oneThread)  // the output thread's calls
         self.bands = bands
         slots = max(2, depth)
         handoff = ChunkHandoff(slots: slots, slotCapacity: 1)

@@ -79,11 +79,7 @@ public final class MeterSession: @unchecked Sendable {
     @discardableResult
     public func run(into sinks: [any FrameSink]) throws -> [StreamSummary] {
         let fanned = sinks.count == 1 ? sinks[0] : FanOutSink(sinks)
-        #if DEBUG
-        let sink: any FrameSink = ThreadCheckedSink(fanned, rule: (live?.sessions.count ?? 1) > 1 ? .oneAtATime : .oneThread)
-        #else
-        let sink = fanned
-        #endif
+        let sink = ThreadCheckedSink.inDebug(fanned, rule: (live?.sessions.count ?? 1) > 1 ? .oneAtATime : .oneThread)
         if let live { return try live.run(sink: sink) }
         let sources = description.sources
         if case .played(let played) = sources[0].input {
@@ -155,6 +151,8 @@ public final class MeterSession: @unchecked Sendable {
         if let progress = description.progress {
             output = ProgressSink(background, line: progress.line, label: progress.label, totalFrames: source.length)
         }
+        // The analysis thread's calls are checked too (the output thread's are, in `BackgroundSink`).
+        output = ThreadCheckedSink.inDebug(output, rule: .oneThread)
         return try StreamRun(pipeline: pipeline, sink: output).run(readAhead, shouldStop: shouldStop)
     }
 }

@@ -23,6 +23,18 @@ final class ThreadCheckedSink: FrameSink, @unchecked Sendable {
         self.rule = rule
     }
 
+    /// `sink` behind the check in debug builds, `sink` itself in release builds. Every place
+    /// that drives sinks goes through this (`LayeringTests` holds the list): `MeterSession.run`
+    /// (every run's sinks), `MeterSession`'s spread file run (the analysis thread's calls into
+    /// its output thread) and `BackgroundSink` (its output thread's calls).
+    static func inDebug(_ sink: any FrameSink, rule: Rule) -> any FrameSink {
+        #if DEBUG
+        ThreadCheckedSink(sink, rule: rule)
+        #else
+        sink
+        #endif
+    }
+
     private func checked(_ call: StaticString, _ body: () throws -> Void) rethrows {
         if rule == .oneThread {
             let me = UInt(pthread_self())

@@ -95,6 +95,7 @@ extension AnalyzeCommand {
         let status = try ManyFiles.run(a, cancellation: cancellation, table: table, delivered: reports?.add) { path in
             var figures: StreamSummary?
             var page: FilePath?
+            var report: ReportSink?
             var outcome = ManyFiles.outcome(command: "analyze") { warn in
                 page = try reports?.claim(path)
                 let source = try AudioFile.open(path)
@@ -106,7 +107,8 @@ extension AnalyzeCommand {
                 let sink = FileLinesSink(file: path.string, frames: frames, lines: lines)
                 let description = SessionDescription(sources: [.init(source, settings: settings, limit: limit)],
                                                      threads: .inline)
-                let reported = reports.map { $0.attach(to: sink, page: page, file: path.string, lines: lines) } ?? sink
+                let (reported, reportSink) = reports?.attach(to: sink, page: page, file: path.string, lines: lines) ?? (sink, nil)
+                report = reportSink
                 let summary = try MeterSession(description, cancellation: cancellation).run(into: [reported])[0]
                 let complete = summary.complete ?? true
                 if complete, let file = source as? SoundFileReader, summary.pos == file.framesRead { try InputEnding.report(file, warn: warn) }
@@ -114,7 +116,7 @@ extension AnalyzeCommand {
                 return (sink.bytes, complete)
             }
             if case .lines = outcome.result { outcome.summary = figures }
-            outcome.page = page?.lastComponent.string
+            outcome.indexRow = ManyReports.row(path, page: page, report)
             return outcome
         }
         try reports?.writeIndex()

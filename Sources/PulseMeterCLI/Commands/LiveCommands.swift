@@ -91,9 +91,10 @@ enum LiveCommands {
             source: session.liveSourceNames.first ?? url?.shown ?? "default",
             alarms: all[0].settings.settings.alarms.map(\.name), recordings: singleRecordings(all))
         let sinks = try RunSinks.build(a, format: format, output: output, levelFloorDb: levelFloor, terminal: { recordings in
-            let ansi = try ansiSink(a, output: output, record: record, mode: mode, all: all, recordings: recordings,
-                                    session: session, cancellation: cancellation)
+            let (ansi, keys) = try ansiSink(a, output: output, record: record, mode: mode, all: all, recordings: recordings,
+                                            session: session, cancellation: cancellation)
             return (ansi, restore: {
+                keys.stop()
                 Signals.endJobControl()
                 ansi.restore()
             })
@@ -150,18 +151,27 @@ enum LiveCommands {
         if !force, record.exists { throw PulsemeterError(.cannotCreate, "\(record) exists; use --force to replace it") }
     }
 
-    /// The live meter on the terminal. q or Esc cancels as Ctrl-C does; Ctrl-Z gives the
-    /// terminal back and stops, fg takes it again and redraws.
+    /// The live meter on the terminal, and its keys beside it (stopped with the terminal's
+    /// restore): q or Esc cancels as Ctrl-C does; Ctrl-Z gives the terminal back and stops, fg
+    /// takes it again and redraws.
     static func ansiSink(_ a: ParsedArguments, output: FileDescriptorOutput, record: FilePath?, mode: RecordingPlan.Mode,
                          all: [LiveOptions], recordings: OpenRecordings, session: MeterSession,
-                         cancellation: Cancellation) throws -> AnsiLiveSink {
-        let ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize, onQuit: { cancellation.cancel() })
+                         cancellation: Cancellation) throws -> (AnsiLiveSink, KeyCommands) {
+        let ansi = AnsiLiveSink(output: output, takeResize: Signals.takeResize, readsKeys: true)
         ansi.recordings = recordings
         ansi.pause = all[0].pause
         ansi.showsHistory = record != nil && !a.flag("no-history")
         if case .trigger = mode { ansi.recordingIdleStatus = "waiting for the trigger" }
-        try Signals.handleJobControl(ansi.screen.jobControl(afterContinue: { [session] in session.nudge() }))
-        return ansi
+        let keys = KeyCommands(screen: ansi.screen, pause: all[0].pause, quit: { cancellation.cancel() },
+                               redraw: { [session] in session.nudge() })
+        try keys.start()
+        do {
+            try Signals.handleJobControl(ansi.screen.jobControl(afterContinue: { [session] in session.nudge() }))
+        } catch {
+            keys.stop()
+            throw error
+        }
+        return (ansi, keys)
     }
 
     /// The one stderr line of a run that serves, when it starts listening: where.

@@ -27,8 +27,9 @@ enum ManyFiles {
         var warnings: [String] = []
         /// analyze: the file's figures (for its verdict and its table row).
         var summary: StreamSummary?
-        /// analyze --report DIR/: the file's page, its name in DIR.
-        var page: String?
+        /// analyze --report DIR/: the file's row of the index (its page's name in DIR, the
+        /// figures of its end line).
+        var indexRow: ReportIndex.Entry?
     }
 
     /// A file's result that may carry warnings for stderr.

@@ -3,7 +3,8 @@ import MeterIO
 
 /// `analyze A B C --report DIR/`: a page per file in DIR (`DIR/NAME.html`, NAME the file's
 /// name without its extension, `NAME-2.html` for a second file of that name) and
-/// `DIR/index.html`, a row of figures per file that gave its end line, in the run's order.
+/// `DIR/index.html`, a row of figures per file that gave its end line, in the run's order: the
+/// figures its page read from that line (encoded once, by the file's `NDJSONLines`).
 final class ManyReports: @unchecked Sendable {
     let directory: FilePath
     private let header: ReportPage.Header
@@ -37,15 +38,23 @@ final class ManyReports: @unchecked Sendable {
         return page
     }
 
-    func attach(to sink: any FrameSink, page: FilePath?, file: String, lines: NDJSONLines) -> any FrameSink {
-        guard let page else { return sink }
-        return FanOutSink([sink, ReportSink(header: header, file: file, lines: lines, write: ReportOptions.writer(page, force: force))])
+    /// `sink` and the page's sink beside it (nil without a page), whose `figures` become the
+    /// file's row (`row`).
+    func attach(to sink: any FrameSink, page: FilePath?, file: String, lines: NDJSONLines) -> (any FrameSink, ReportSink?) {
+        guard let page else { return (sink, nil) }
+        let report = ReportSink(header: header, file: file, lines: lines, write: ReportOptions.writer(page, force: force))
+        return (FanOutSink([sink, report]), report)
+    }
+
+    /// The index row of `file`, once its page is written: nil when no end line came.
+    static func row(_ file: FilePath, page: FilePath?, _ report: ReportSink?) -> ReportIndex.Entry? {
+        guard let page, let figures = report?.figures else { return nil }
+        return ReportIndex.Entry(file: file.string, page: page.lastComponent.string, figures: figures)
     }
 
     func add(_ path: FilePath, _ outcome: ManyFiles.Outcome) {
-        guard case .lines = outcome.result, var summary = outcome.summary, let page = outcome.page else { return }
-        summary.file = path.string
-        entries.append(ReportIndex.Entry(file: path.string, page: page, figures: EndLineFigures(summary)))
+        guard case .lines = outcome.result, let row = outcome.indexRow else { return }
+        entries.append(row)
     }
 
     func writeIndex() throws {

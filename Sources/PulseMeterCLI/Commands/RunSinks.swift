@@ -14,7 +14,7 @@ import MeterIO
 /// 5. periods (`--interval`, `--lden`) in front of all: their lines reach every sink;
 /// 6. the report (`--report`) beside the rest (the end line as the hooks got it);
 /// 7. a live run's recording status (`OpenRecordings`) first of all: which file is open, as
-///    its `file` lines say, for the terminal and the hooks.
+///    its `file` lines say, for the terminal, the hooks and HTTP.
 ///
 /// analyze's progress line is the session's (`SessionDescription.progress`); a service
 /// manager's notifier is handed to the session after `sink`, so its ping follows every sink.
@@ -76,7 +76,9 @@ final class RunSinks {
         var mqtt: MQTTClient?
         if let live {
             mqtt = try MQTTOptions.client(a, source: live.source)
-            if let listening = live.listening { try serve(a, listening, server: live.serve(listening, mqtt)) }
+            if let listening = live.listening {
+                try serve(a, listening, server: live.serve(listening, mqtt), recordings: recordings)
+            }
             sink = try MQTTOptions.attach(a, to: sink, client: mqtt, source: live.source, periods: a.has("interval"),
                                           alarms: live.alarms, lines: lines)
         }
@@ -87,12 +89,13 @@ final class RunSinks {
     }
 
     /// `--listen`: the HTTP sink beside the output.
-    private func serve(_ a: ParsedArguments, _ listening: ListeningSocket, server: MonitorHTTPServer) throws {
+    private func serve(_ a: ParsedArguments, _ listening: ListeningSocket, server: MonitorHTTPServer,
+                       recordings: OpenRecordings) throws {
         self.server = server
         // Events detected only for the silence gauge reach no other sink.
         let eventLines = MeterOptions.eventLines(a)
         if !eventLines { sink = WithoutEventsSink(sink) }
-        sink = FanOutSink([sink, HTTPSink(server: server, lines: lines, eventLines: eventLines)])
+        sink = FanOutSink([sink, HTTPSink(server: server, lines: lines, eventLines: eventLines, recordings: recordings)])
         CLI.note(LiveCommands.serving(host: listening.host, port: listening.port))
     }
 
