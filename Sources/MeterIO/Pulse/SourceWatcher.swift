@@ -16,10 +16,7 @@ import MeterCore
 ///
 /// It works on the thread that reads the stream, in the same main loop: the events arrive
 /// while a read waits in it, so it acts even while the source delivers nothing, and one
-/// connection carries the device's lookup, the audio and the watching. It never waits there
-/// for the server: a look (and a move) is asked, and its answers come in the main loop's
-/// passes that the reads make anyway; a later `poll` acts on them. A read is never delayed by
-/// a look.
+/// connection carries the device's lookup, the audio and the watching.
 final class SourceWatcher {
     enum Wanted: Equatable { case defaultSource, defaultMonitor, named(String) }
     /// The stream is on another source now (`moved`), or should follow the default there.
@@ -41,10 +38,6 @@ final class SourceWatcher {
     /// times in a row (about 10 s: a server that never lists the stream is not asked forever).
     static let retrySeconds = 0.25, retryLimit = 40
     private var retries = 0
-    /// The look under way, if any: asked, its answers coming in the reads' main loop.
-    private var look: Look?
-    /// A move under way (a named source's stream moved back): its answer, then a look.
-    private var move: (op: OpaquePointer, deadline: Double, from: String)?
 
     init(on connection: PulseDevices, streamName: String, wanted: Wanted, current: String) {
         self.connection = connection
@@ -55,13 +48,6 @@ final class SourceWatcher {
             rawValue: PA_SUBSCRIPTION_MASK_SERVER.rawValue | PA_SUBSCRIPTION_MASK_SOURCE_OUTPUT.rawValue))
         lastDefault = scan().defaultSource
         connection.changed = false
-    }
-
-    deinit {
-        if let m = move {
-            pa_operation_cancel(m.op)
-            pa_operation_unref(m.op)
-        }
     }
 
     /// The owner connected the stream again on `source` (after `.follow`).
@@ -90,123 +76,52 @@ final class SourceWatcher {
         static func from(_ ud: UnsafeMutableRawPointer?) -> Scan { Unmanaged<Scan>.fromOpaque(ud!).takeUnretainedValue() }
     }
 
-    /// How long a look at the server may take before it counts as unanswered.
+    /// How long a look at the server may take: the reads wait meanwhile.
     static let answerSeconds = 2.0
 
-    /// A look's questions (server info, sources, source outputs), asked at once; their answers
-    /// fill `scan` as the main loop dispatches them. `scan` is passed to C unretained: the look
-    /// holds it until every operation is done or cancelled (`end`).
-    private final class Look {
-        let scan: Scan
-        let deadline: Double
-        /// The stream's source before a move this look follows (nil: an ordinary look).
-        let afterMoveFrom: String?
-        private var ops: [OpaquePointer?]
-
-        init(scan: Scan, ops: [OpaquePointer?], afterMoveFrom: String?) {
-            (self.scan, self.ops, self.afterMoveFrom) = (scan, ops, afterMoveFrom)
-            deadline = monotonicSeconds() + SourceWatcher.answerSeconds
-        }
-
-        /// Every question answered, or one failed.
-        var settled: Bool { ops.allSatisfy { $0.map { pa_operation_get_state($0) != PA_OPERATION_RUNNING } ?? true } }
-
-        /// Ends the look: an operation not done (unanswered, cancelled, never asked) makes the
-        /// scan incomplete and is cancelled, so its callback never runs after the look is gone.
-        func end() -> Scan {
-            for op in ops {
-                guard let op else { scan.complete = false; continue }
-                if pa_operation_get_state(op) != PA_OPERATION_DONE {
-                    scan.complete = false
-                    pa_operation_cancel(op)
-                }
-                pa_operation_unref(op)
-            }
-            ops = []
-            return scan
-        }
-
-        deinit { _ = end() }
-    }
-
-    /// Asks the server for a look, without waiting for its answers.
-    private func ask(afterMoveFrom: String? = nil) -> Look {
-        let s = Scan(streamName: streamName)
-        return Look(scan: s, ops: questions(s), afterMoveFrom: afterMoveFrom)
-    }
-
-    /// One look at the server, waited for (at the start, before any read): what it said within
-    /// `answerSeconds` (nothing of what it did not, or after a failure of the connection).
+    /// One look at the server: what it said within `answerSeconds` (nothing of what it did not,
+    /// or after a failure of the connection).
     private func scan() -> Scan {
-        let look = ask()
-        while !look.settled && monotonicSeconds() < look.deadline && !connection.isStopped
-                && pa_context_get_state(connection.context) == PA_CONTEXT_READY {
-            connection.iterate(pollingAtMost: 100_000)
-        }
-        return look.end()
-    }
-
-    /// The look's three questions, their callbacks filling `s` (unretained).
-    private func questions(_ s: Scan) -> [OpaquePointer?] {
+        let s = Scan(streamName: streamName)
         let ud = Unmanaged.passUnretained(s).toOpaque()
-        let ctx = connection.context
-        return [
-            pa_context_get_server_info(ctx, { _, info, ud in
+        let ctx = connection.context, deadline = monotonicSeconds() + Self.answerSeconds
+        withExtendedLifetime(s) {
+            func ask(_ op: OpaquePointer?) {
+                do { try connection.finish(until: deadline, op) } catch { s.complete = false }
+            }
+            ask(pa_context_get_server_info(ctx, { _, info, ud in
                 let s = Scan.from(ud)
                 if let i = info?.pointee {
                     s.defaultSource = i.default_source_name.map { String(cString: $0) } ?? ""
                     s.defaultSink = i.default_sink_name.map { String(cString: $0) } ?? ""
                 }
-            }, ud),
-            pa_context_get_source_info_list(ctx, { _, info, eol, ud in
+            }, ud))
+            ask(pa_context_get_source_info_list(ctx, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee else { return }
                 let monitorOf = i.monitor_of_sink != CPulse_INVALID_INDEX ? i.monitor_of_sink_name.map { String(cString: $0) } : nil
                 Scan.from(ud).sources[i.index] = (String(cString: i.name), monitorOf)
-            }, ud),
-            pa_context_get_source_output_info_list(ctx, { _, info, eol, ud in
+            }, ud))
+            ask(pa_context_get_source_output_info_list(ctx, { _, info, eol, ud in
                 let s = Scan.from(ud)
                 guard eol == 0, let i = info?.pointee, let name = pa_proplist_gets(i.proplist, "media.name"),
                       String(cString: name) == s.streamName else { return }
                 s.stream = (i.index, i.source)
-            }, ud),
-        ]
+            }, ud))
+        }
+        return s
     }
 
     /// The stream's source when it changed since the last call (moved by the server, or by
-    /// this watcher to follow the default); nil otherwise, when no event came since, while a
-    /// look is under way, or when the server cannot say yet (then it looks again after
-    /// `retrySeconds`). The reading thread calls it after each pass of the main loop; it
-    /// never waits there: it asks, and acts on the answers a later pass brought.
+    /// this watcher to follow the default); nil otherwise, when no event came since, or when
+    /// the server cannot say yet (then it looks again after `retrySeconds`). The reading
+    /// thread calls it after each pass of the main loop.
     func poll() -> Change? {
-        let now = monotonicSeconds()
-        let ready = pa_context_get_state(connection.context) == PA_CONTEXT_READY
-        if let m = move {
-            guard pa_operation_get_state(m.op) != PA_OPERATION_RUNNING || now >= m.deadline || !ready else { return nil }
-            if pa_operation_get_state(m.op) == PA_OPERATION_RUNNING { pa_operation_cancel(m.op) }
-            pa_operation_unref(m.op)
-            move = nil
-            look = ask(afterMoveFrom: m.from)  // where it is now, as the server says
-            return nil
-        }
-        if let l = look {
-            guard l.settled || now >= l.deadline || !ready else { return nil }
-            look = nil
-            let s = l.end()
-            if let from = l.afterMoveFrom { return report(s.stream.flatMap { s.sources[$0.source]?.name } ?? from) }
-            return act(on: s)
-        }
-        let retry = retryAt.map { now >= $0 } ?? false
+        let retry = retryAt.map { monotonicSeconds() >= $0 } ?? false
         guard connection.changed || retry else { return nil }
         connection.changed = false
         retryAt = nil
-        look = ask()
-        return nil
-    }
-
-    /// What a finished look means: follow the default, move the stream back (asked; its
-    /// outcome a later `poll`'s), or report where it went.
-    private func act(on s: Scan) -> Change? {
-        guard s.complete, let stream = s.stream, let current = s.sources[stream.source]?.name else {
+        let s = scan()
+        guard s.complete, let stream = s.stream, var current = s.sources[stream.source]?.name else {
             lookAgain()
             return nil
         }
@@ -223,16 +138,12 @@ final class SourceWatcher {
         if let target = target(s, current: current), target != current,
            let targetIndex = s.sources.first(where: { $0.value.name == target })?.key {
             // By index: pipewire-pulse does not find a monitor by its name here.
-            if let op = pa_context_move_source_output_by_index(connection.context, stream.output, targetIndex, nil, nil) {
-                move = (op, monotonicSeconds() + Self.answerSeconds, current)
-                return nil
-            }
+            try? connection.finish(until: monotonicSeconds() + Self.answerSeconds, pa_context_move_source_output_by_index(
+                connection.context, stream.output, targetIndex, nil, nil))
+            // Where it is now, as the server says.
+            let after = scan()
+            current = after.stream.flatMap { after.sources[$0.source]?.name } ?? current
         }
-        return report(current)
-    }
-
-    /// `.moved(current)` when that is news.
-    private func report(_ current: String) -> Change? {
         guard current != reported else { return nil }
         reported = current
         return .moved(current)
