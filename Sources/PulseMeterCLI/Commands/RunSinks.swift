@@ -95,7 +95,9 @@ final class RunSinks {
         // Events detected only for the silence gauge reach no other sink.
         let eventLines = MeterOptions.eventLines(a)
         if !eventLines { sink = WithoutEventsSink(sink) }
-        sink = FanOutSink([sink, HTTPSink(server: server, lines: lines, eventLines: eventLines, recordings: recordings)])
+        // HTTP first: a client that read a line on stdout and then asks /metrics or /status
+        // finds the state that line reports.
+        sink = FanOutSink([HTTPSink(server: server, lines: lines, eventLines: eventLines, recordings: recordings), sink])
         CLI.note(LiveCommands.serving(host: listening.host, port: listening.port))
     }
 
