@@ -6,17 +6,17 @@ extension LiveSuite {
     /// `--interval` live: period lines end at wall-clock multiples of the interval.
     @Suite("periods")
     struct Periods {
-        @Test("monitor --interval 5: each period line ends at a multiple of 5 s of the wall clock and comes within 0.2 s of it; the first is partial")
+        @Test("monitor --interval 2: each period line ends at a multiple of 2 s of the wall clock and comes within 0.2 s of it; the first is partial")
         func periodsEndOnTheWallClock() throws {
             let server = try Live.server()
             server.drainFeed()
-            let p = try pulsemeter(["monitor", "-d", server.feedSource, "-f", "ndjson", "--interval", "5",
-                                    "--duration", server.feedDurationArgument(frames: 14 * Live.rate)],
+            let p = try pulsemeter(["monitor", "-d", server.feedSource, "-f", "ndjson", "--interval", "2",
+                                    "--duration", server.feedDurationArgument(frames: 7 * Live.rate)],
                                    server: server)
             defer { p.kill() }
             let first = try #require(p.readLine(timeout: 15), "no start line; stderr: \(p.stderrText)")
             #expect(try JSONLine(first).type == "start")
-            let feeder = server.startFeeding(TestSignal.make(frames: 14 * Live.rate, seed: 45), speed: 1)
+            let feeder = server.startFeeding(TestSignal.make(frames: 7 * Live.rate, seed: 45), speed: 1)
             defer { server.stopFeeding(feeder) }
             var periods: [(line: JSONLine, arrived: Double)] = []
             while let text = p.readLine(timeout: 30) {
@@ -32,17 +32,17 @@ extension LiveSuite {
                 if let d = rfc3339.date(from: s) { return d.timeIntervalSince1970 }
                 return ISO8601DateFormatter().date(from: s)?.timeIntervalSince1970
             }
-            // 14 s of audio: at least two periods closed on the clock, then the last one cut short.
+            // 7 s of audio: at least two periods closed on the clock, then the last one cut short.
             #expect(periods.count >= 3)
             #expect(periods.first?.line.object["partial"] as? Bool == true)
             for (line, arrived) in periods.dropLast() {
                 let end = try #require(unix(line.string("end")))
-                #expect(end.truncatingRemainder(dividingBy: 5) == 0, "end \(line.string("end") ?? "")")
+                #expect(end.truncatingRemainder(dividingBy: 2) == 0, "end \(line.string("end") ?? "")")
                 #expect(arrived - end >= 0 && arrived - end <= 0.2, "line came \(arrived - end) s after \(end)")
             }
             for (line, _) in periods.dropFirst().dropLast() {
                 #expect(line.object["partial"] as? Bool == false)
-                #expect(abs((line.double("seconds") ?? 0) - 5) < 0.1)
+                #expect(abs((line.double("seconds") ?? 0) - 2) < 0.1)
             }
         }
     }
