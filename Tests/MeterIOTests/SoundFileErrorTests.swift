@@ -1,7 +1,10 @@
+import Dispatch
 import Glibc
 import MeterCore
+import Synchronization
 @testable import MeterIO
 import Testing
+import TestSupport
 
 /// libsndfile's failures reach the user in our words, never as its own strings.
 @Suite struct SoundFileErrorTests {
@@ -32,5 +35,30 @@ import Testing
             let reason = SoundFileError.decodeReason(code: code)
             #expect(!reason.contains("Error :") && !reason.hasSuffix("."), "\(code): \(reason)")
         }
+    }
+
+    /// A file libsndfile does not know goes to the next decoder (nil), also while other threads
+    /// open files libsndfile reads: libsndfile keeps the last open's error in one variable of
+    /// the process, reset by every open, and a many-file run's m4a once read as "its header is
+    /// damaged" because a WAV opened on the other worker in between.
+    @Test func anUnknownFormatStaysUnknownWhileOtherThreadsOpen() throws {
+        let dir = try TempDir()
+        let wav = try dir.write(WAV.file([Int16](repeating: 8192, count: 480), rate: 48000, channels: 1), "tone.wav")
+        let unknown = try dir.write(Array(repeating: UInt8(ascii: "x"), count: 4096), "voice.m4a")
+        let refused = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for _ in 0..<400 {
+                if worker % 2 == 0 {
+                    _ = try? SoundFileReader(ifKnown: FilePath(wav))
+                } else {
+                    do {
+                        if try SoundFileReader(ifKnown: FilePath(unknown)) != nil { refused.withLock { $0 += 1 } }
+                    } catch {
+                        refused.withLock { $0 += 1 }
+                    }
+                }
+            }
+        }
+        #expect(refused.withLock { $0 } == 0, "the unknown file was taken for a damaged one")
     }
 }

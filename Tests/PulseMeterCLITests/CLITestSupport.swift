@@ -5,13 +5,12 @@ import TestSupport
 
 /// Runs the real `pulsemeter` binary and the tools the tests compare it with.
 enum Tool {
-    /// A day of audio through the debug build costs the unit stage half a minute of CPU per
-    /// test; scripts/test's release stage runs the CLI tests again with PULSEMETER_BIN set to
-    /// the release binary, and the tests that feed a whole day (memory flat over 24 hours) run
-    /// there only.
+    /// A day of audio through the debug build costs half a minute of CPU per test; scripts/test
+    /// runs the CLI tests with PULSEMETER_BIN set to the release binary, and the tests that feed
+    /// a whole day (memory flat over 24 hours) run only with it set.
     static let dayLong = Testing.ConditionTrait.enabled(
         if: ProcessInfo.processInfo.environment["PULSEMETER_BIN"] != nil,
-        "a day of audio: through the release binary only (set PULSEMETER_BIN, as scripts/test's release stage does)")
+        "a day of audio: through the release binary only (set PULSEMETER_BIN, as scripts/test does)")
 
     /// The built `pulsemeter`: $PULSEMETER_BIN, else next to this test bundle (the products
     /// directory of whatever --build-path built it), else the newest under the package root.

@@ -10,7 +10,7 @@ import TestSupport
 ///
 /// It installs into the real /usr, so it needs root, and it packages the binary under test,
 /// which must be a release build with the Swift runtime linked statically: scripts/test runs it
-/// alone at the end of the release stage (PULSEMETER_BIN) and skips it in the unit stage. Under
+/// on its own (PULSEMETER_BIN), after the ThreadSanitizer stage, and skips it in the unit stage. Under
 /// CI (CI=true) either missing is a failure; elsewhere the test is skipped with the reason. The
 /// package is removed on every path out of the test, and the test refuses to touch a pulsemeter
 /// that was installed before it (it would remove it).
@@ -50,7 +50,7 @@ import TestSupport
 
     @Test(.enabled(if: isRoot || underCI, "installs into /usr with apt-get: needs root (under CI=true, a failure)"),
           .enabled(if: binaryIsStaticRelease || underCI,
-                   "needs the release binary (swift build -c release --static-swift-stdlib, given as PULSEMETER_BIN, as scripts/test's release stage does; under CI=true, a failure)"))
+                   "needs the release binary (swift build -c release --static-swift-stdlib, given as PULSEMETER_BIN, as scripts/test does; under CI=true, a failure)"))
     func packageInstallsAndRemovesCleanly() throws {
         try #require(Self.isRoot, "the package test installs into /usr: run it as root (CI does)")
         try #require(Self.binaryIsStaticRelease,

@@ -1,18 +1,43 @@
 import CSndFile
 import Glibc
 import MeterCore
+import Synchronization
 
 /// libsndfile's failures in our words (`sf_error`, and `errno` for its system errors): its own
 /// strings ("System error : No such file or directory.", "Format not recognised.") are never
 /// shown to the user.
 enum SoundFileError {
-    /// Why `sf_open` or an I/O call on `handle` (nil: the last `sf_open`) failed; `savedErrno`
-    /// is `errno` read right after the failing call.
-    static func reason(_ handle: OpaquePointer?, savedErrno: Int32) -> String {
+    /// What `sf_open_fd` gave: the handle, or the reason code (`sf_error(nil)`) and `errno` of
+    /// its failure.
+    enum Opened {
+        case handle(OpaquePointer)
+        case failed(code: Int32, savedErrno: Int32)
+    }
+
+    /// Held across `sf_open_fd` and the read of its error: libsndfile keeps the last open's
+    /// error in one variable of the process, which every open first sets to 0, so a
+    /// many-file run's other worker opening a WAV between a failed open and `sf_error(nil)`
+    /// made an m4a read as "its header is damaged (no error)" instead of going to ffmpeg.
+    private static let opening = Mutex(())
+
+    /// `sf_open_fd(fd, mode, info, closeWhenDone)` with its failure's code read before any
+    /// other thread's open can change it.
+    static func open(_ fd: Int32, mode: Int32, _ info: inout SF_INFO, closeWhenDone: Bool) -> Opened {
+        opening.withLock { _ in
+            errno = 0
+            if let handle = sf_open_fd(fd, mode, &info, closeWhenDone ? Int32(SF_TRUE) : 0) { return .handle(handle) }
+            let savedErrno = errno
+            return .failed(code: sf_error(nil), savedErrno: savedErrno)
+        }
+    }
+
+    /// Why an I/O call on `handle` failed; `savedErrno` is `errno` read right after the
+    /// failing call.
+    static func reason(_ handle: OpaquePointer, savedErrno: Int32) -> String {
         reason(code: sf_error(handle), savedErrno: savedErrno)
     }
 
-    /// The same for an error code a call returned (`sf_close`).
+    /// The same for an error code a call returned (`sf_close`) or an open failed with.
     static func reason(code: Int32, savedErrno: Int32) -> String {
         switch Int(code) {
         case SF_ERR_UNRECOGNISED_FORMAT: return unknownFormat
@@ -27,11 +52,10 @@ enum SoundFileError {
     /// length: a WAV or AIFF that ends before its audio data begins is said to be cut inside
     /// its header; a system error is `errno`'s text; any other refusal is libsndfile's account
     /// of the header (never a stale `errno`, which its header checks leave untouched).
-    static func openReason(header: [UInt8], size: Int, savedErrno: Int32) -> String {
+    static func openReason(code: Int32, header: [UInt8], size: Int, savedErrno: Int32) -> String {
         if let container = DeclaredLength.containerCutInsideHeader(header: header, fileSize: size) {
             return "the file ends inside its \(container) header, after \(size) bytes, before any audio: it was cut short"
         }
-        let code = sf_error(nil)
         switch Int(code) {
         case SF_ERR_SYSTEM: return savedErrno != 0 ? errnoText(savedErrno) : "a system error"
         case SF_ERR_MALFORMED_FILE: return "its header is damaged"
@@ -61,10 +85,9 @@ enum SoundFileError {
         return "the decoder failed (\(libsndfileText(code)))"
     }
 
-    /// True when the last `sf_open` failed because libsndfile does not know the format or its
-    /// encoding (another decoder may).
-    static var lastOpenWasUnknown: Bool {
-        let code = Int(sf_error(nil))
-        return code == SF_ERR_UNRECOGNISED_FORMAT || code == SF_ERR_UNSUPPORTED_ENCODING
+    /// True when an open failed with `code` because libsndfile does not know the format or
+    /// its encoding (another decoder may).
+    static func isUnknown(_ code: Int32) -> Bool {
+        Int(code) == SF_ERR_UNRECOGNISED_FORMAT || Int(code) == SF_ERR_UNSUPPORTED_ENCODING
     }
 }

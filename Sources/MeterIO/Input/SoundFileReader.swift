@@ -78,17 +78,18 @@ public final class SoundFileReader: AudioFileSource, Int16BlockSource {
         let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         header.removeSubrange(max(0, got)...)
         var info = SF_INFO()
-        errno = 0
-        guard let h = sf_open_fd(fd, Int32(SFM_READ), &info, 0) else {
-            let savedErrno = errno
+        switch SoundFileError.open(fd, mode: Int32(SFM_READ), &info, closeWhenDone: false) {
+        case .handle(let h):
+            return (h, info, fd, header)
+        case .failed(let code, let savedErrno):
             var st = stat()
             let size = fstat(fd, &st) == 0 ? Int(st.st_size) : header.count
             close(fd)
             let cut = DeclaredLength.containerCutInsideHeader(header: header, fileSize: size) != nil
-            if SoundFileError.lastOpenWasUnknown && !cut { return nil }
-            throw InputError.notDecodable(path, reason: SoundFileError.openReason(header: header, size: size, savedErrno: savedErrno))
+            if SoundFileError.isUnknown(code) && !cut { return nil }
+            throw InputError.notDecodable(path, reason: SoundFileError.openReason(code: code, header: header, size: size,
+                                                                                 savedErrno: savedErrno))
         }
-        return (h, info, fd, header)
     }
 
     private init(path: FilePath, opened: Opened) throws(InputError) {

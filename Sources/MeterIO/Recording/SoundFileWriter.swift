@@ -36,9 +36,12 @@ public final class SoundFileWriter: RecordingWriter {
     init(fd: Int32, path: FilePath, format: RecordingFormat) throws(OutputError) {
         var info = SF_INFO(frames: 0, samplerate: Int32(format.rate), channels: Int32(format.channels),
                            format: format.code, sections: 0, seekable: 0)
-        guard let h = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
-            let reason = SoundFileError.reason(nil, savedErrno: errno)
-            throw OutputError.cannotCreateRecording(path, reason: reason)
+        let h: OpaquePointer
+        switch SoundFileError.open(fd, mode: Int32(SFM_WRITE), &info, closeWhenDone: true) {
+        case .handle(let opened):
+            h = opened
+        case .failed(let code, let savedErrno):
+            throw OutputError.cannotCreateRecording(path, reason: SoundFileError.reason(code: code, savedErrno: savedErrno))
         }
         handle = h
         self.path = path
