@@ -8,8 +8,9 @@ import TestSupport
 @Suite struct ChunkingIndependenceTests {
     static func noise(frames: Int, channels: Int, seed: UInt64) -> [Float] {
         var rng = SeededRNG(seed: seed)
-        return (0..<(frames * channels)).map { i in
-            Float(0.3 * rng.signed() + 0.2 * Double((i / channels) % 97) / 97) // noise on a ramp
+        return (0..<(frames * channels)).map { i -> Float in
+            let ramp: Double = 0.2 * Double((i / channels) % 97) / 97
+            return Float(0.3 * rng.signed() + ramp) // noise on a ramp
         }
     }
 

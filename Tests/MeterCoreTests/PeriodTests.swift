@@ -54,8 +54,9 @@ import TestSupport
         #expect(p.map(\.partial) == [true, false, true])
         #expect(p.map(\.seconds).map { ($0 * 1000).rounded() / 1000 } == [480, 900, 450])
         // The second period: frames 4801...13800 (ending after 10:15, at or before 10:30).
-        let levels = (4801...13800).map { -40 + Double($0 % 20) }
-        let leq = 10 * log10(levels.map { pow(10, $0 / 10) }.reduce(0, +) / Double(levels.count))
+        let levels: [Double] = (4801...13800).map { k -> Double in -40 + Double(k % 20) }
+        let energy: Double = levels.map { (l: Double) -> Double in pow(10, l / 10) }.reduce(0, +)
+        let leq = 10 * log10(energy / Double(levels.count))
         #expect(abs(p[1].leqDb[0] - leq) < 1e-9)
         #expect(p[1].lmaxDb == [-21] && p[1].lminDb == [-40])
         #expect(p[1].peakDb == [-18])

@@ -58,12 +58,13 @@ struct ServiceNotifySinkTests {
         try h.frames(3)
         let ready = try #require(h.times(.ready).first)
         #expect(h.times(.ready).count == 1)
-        #expect(ready == 102 + 1.0 / 32, "READY at the first frame")
+        let firstFrame: Double = 102 + 1.0 / 32
+        #expect(ready == firstFrame, "READY at the first frame")
         #expect(h.sent.first?.notice == .ready)
         #expect(h.statuses.first == "src0 -20.0 lost=false file=-", "a status with readiness")
         let pings = h.times(.watchdog)
         #expect(pings.count == 5, "3 s at 0.5 s: \(pings)")
-        let gaps = zip(pings.dropFirst(), pings).map { $0 - $1 }
+        let gaps: [Double] = zip(pings.dropFirst(), pings).map { $0 - $1 }
         #expect(gaps == [0.5, 0.5, 0.5, 0.5], "every 0.5 s: \(gaps)")
     }
 

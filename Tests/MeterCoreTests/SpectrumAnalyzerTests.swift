@@ -40,7 +40,10 @@ import TestSupport
             #expect(layout.edgeBins.first == 1 && layout.edgeBins.last == n / 2)
             let a = SpectrumAnalyzer(layout: layout, transform: ReferenceFFT(size: n))
             for fill in [n / 3, n, n + n / 2 + 1, 3 * n] {
-                let x = (0..<fill).map { i in Float(0.3 * rng.signed() + 0.2 * sin(Double(i) * 0.37) + 0.05) }
+                let x = (0..<fill).map { i -> Float in
+                    let noise: Double = 0.3 * rng.signed(), tone: Double = 0.2 * sin(Double(i) * 0.37)
+                    return Float(noise + tone + 0.05)
+                }
                 let a2 = SpectrumAnalyzer(layout: layout, transform: ReferenceFFT(size: n))
                 Self.push(a2, Array(x[0..<(fill / 2)]))
                 Self.push(a2, Array(x[(fill / 2)...]))
@@ -51,7 +54,8 @@ import TestSupport
                 }
                 var yy = 0.0, e = 0.0, dc = 0.0, ny = 0.0
                 for i in 0..<n {
-                    let w = Double(Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))))
+                    let phase: Double = 2 * Double.pi * Double(i) / Double(n)
+                    let w = Double(Float(0.5 - 0.5 * cos(phase)))
                     let y = Double(Float(last[i])) * w
                     yy += y * y
                     e += w * w

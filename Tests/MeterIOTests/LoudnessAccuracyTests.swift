@@ -82,7 +82,8 @@ import TestSupport
         var segments: [(seconds: Double, dbfs: Double)] = []
         for _ in 0..<5 { segments += [(1.34, -20), (1.66, -30)] }
         let r = try LoudnessSignals.measure(LoudnessSignals.sine(segments), fps: 10)
-        let expected = 10 * log10((1.34 * pow(10, -2.0) + 1.66 * pow(10, -3.0)) / 3)
+        let loud: Double = 1.34 * pow(10, -2.0), quiet: Double = 1.66 * pow(10, -3.0)
+        let expected = 10 * log10((loud + quiet) / 3)
         #expect(abs(expected - (-23)) < 0.05)
         let steady = r.frames.filter { $0.pos >= 3 * 48000 }
         #expect(steady.count > 100)

@@ -10,7 +10,7 @@ import TestSupport
 ///
 /// It installs into the real /usr, so it needs root, and it packages the binary under test,
 /// which must be a release build with the Swift runtime linked statically: scripts/test runs it
-/// on its own (PULSEMETER_BIN), after the ThreadSanitizer stage, and skips it in the unit stage. Under
+/// on its own (PULSEMETER_BIN), beside the unit stage, and skips it there. Under
 /// CI (CI=true) either missing is a failure; elsewhere the test is skipped with the reason. The
 /// package is removed on every path out of the test, and the test refuses to touch a pulsemeter
 /// that was installed before it (it would remove it).
