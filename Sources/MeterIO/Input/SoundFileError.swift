@@ -21,11 +21,17 @@ enum SoundFileError {
     private static let opening = Mutex(())
 
     /// `sf_open_fd(fd, mode, info, closeWhenDone)` with its failure's code read before any
-    /// other thread's open can change it.
+    /// other thread's open can change it. With `closeWhenDone` false the caller's `fd` stays
+    /// open whatever happens: libsndfile gets a duplicate of its own (the same file offset),
+    /// because libsndfile 1.2.0 (Debian 12) closes the descriptor of a failed open even when
+    /// told not to (fixed upstream in 1.2.1), and the caller's own `close` then closed
+    /// whatever another thread had opened under that number meanwhile.
     static func open(_ fd: Int32, mode: Int32, _ info: inout SF_INFO, closeWhenDone: Bool) -> Opened {
-        opening.withLock { _ in
+        let owned = closeWhenDone ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        guard owned >= 0 else { return .failed(code: Int32(SF_ERR_SYSTEM), savedErrno: errno) }
+        return opening.withLock { _ in
             errno = 0
-            if let handle = sf_open_fd(fd, mode, &info, closeWhenDone ? Int32(SF_TRUE) : 0) { return .handle(handle) }
+            if let handle = sf_open_fd(owned, mode, &info, Int32(SF_TRUE)) { return .handle(handle) }
             let savedErrno = errno
             return .failed(code: sf_error(nil), savedErrno: savedErrno)
         }
