@@ -44,6 +44,12 @@ import TestSupport
         #expect(code > 150 && code < 1000, "libsndfile's last code: \(code)")
     }
 
+    /// A WAV libsndfile reads and a file it does not know (named as an m4a), in `dir`.
+    static func knownAndUnknown(in dir: TempDir) throws -> (wav: String, unknown: String) {
+        (try dir.write(WAV.file([Int16](repeating: 8192, count: 480), rate: 48000, channels: 1), "tone.wav"),
+         try dir.write(Array(repeating: UInt8(ascii: "x"), count: 4096), "voice.m4a"))
+    }
+
     /// A failed open leaves the caller's descriptor open, a successful one too: libsndfile
     /// 1.2.0 closed the descriptor of a failed `sf_open_fd` even when told not to, and the
     /// reader's own `close` then closed another thread's file (a many-file run's other
@@ -51,8 +57,8 @@ import TestSupport
     @Test(arguments: [false, true])
     func theCallersDescriptorStaysOpen(known: Bool) throws {
         let dir = try TempDir()
-        let file = known ? try dir.write(WAV.file([Int16](repeating: 8192, count: 480), rate: 48000, channels: 1), "tone.wav")
-                         : try dir.write(Array(repeating: UInt8(ascii: "x"), count: 4096), "voice.m4a")
+        let files = try Self.knownAndUnknown(in: dir)
+        let file = known ? files.wav : files.unknown
         let fd = open(file, O_RDONLY | O_CLOEXEC)
         try #require(fd >= 0)
         defer { close(fd) }
@@ -73,8 +79,7 @@ import TestSupport
     /// damaged" because a WAV opened on the other worker in between.
     @Test func anUnknownFormatStaysUnknownWhileOtherThreadsOpen() throws {
         let dir = try TempDir()
-        let wav = try dir.write(WAV.file([Int16](repeating: 8192, count: 480), rate: 48000, channels: 1), "tone.wav")
-        let unknown = try dir.write(Array(repeating: UInt8(ascii: "x"), count: 4096), "voice.m4a")
+        let (wav, unknown) = try Self.knownAndUnknown(in: dir)
         // What each open of the unknown file gave: nil (the next decoder's turn) is right; a
         // reader, or "not decodable" (the header called damaged), is the race. An open the
         // system refused says nothing either way; kept apart, and shown when no open got
