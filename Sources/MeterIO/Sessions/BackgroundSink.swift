@@ -6,8 +6,11 @@ import Synchronization
 /// producer waits too (files only: a live run must never wait on its output, and does not
 /// use this). The wrapped sink's first error stops the run at the producer's next call.
 ///
-/// The wrapped sink is flushed (`FrameSink.flush`) each time the queue is empty, before the
-/// output thread waits: lines it gathers go out no later than they would have one by one.
+/// The wrapped sink is flushed (`FrameSink.flush`) when the producer asks (`flush`: the
+/// analysis is about to wait for input, a slow pipe), when its last flush is `flushInterval`
+/// old and the queue is empty, and at the end: lines it gathers go out while the analysis
+/// waits or at least every `flushInterval`, and a fast file run writes them in large batches
+/// (flushing whenever the queue ran empty cost a `write` per 3 to 6 lines).
 ///
 /// The items travel through a `ChunkHandoff` whose chunks carry no samples: a chunk's position
 /// is the index of its item in `items`, written before the chunk is published and read after
@@ -29,10 +32,15 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
     private let items: UnsafeMutablePointer<Item?>
     private let slots: Int
     private let failure = Mutex<Error?>(nil)
+    /// Set once `failure` holds an error: the per-item checks read this, not the lock.
+    private let failed = Atomic<Bool>(false)
+    /// Set by `flush`, cleared by the output thread when it flushes.
+    private let flushWanted = Atomic<Bool>(false)
     private let finished = Wakeup()
     private var produced = 0     // producer only
     private var started = false  // producer only
-    private static let batch = 32
+    private static let batch = 128
+    private static let flushInterval = 0.1
 
     /// `sink` is used only by the background thread from now on. With `bands`, frames from a
     /// pipeline with `deferBands` get their band levels computed there too, and the end line
@@ -67,18 +75,31 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
     public func idle(outage: Bool, stream: Int?) throws { try enqueue(.idle(outage: outage, stream: stream)) }
 
     /// Wakes the output thread to write what is queued now, without waiting for a batch.
-    public func flush() { handoff.nudgeConsumer() }
+    public func flush() {
+        flushWanted.store(true, ordering: .releasing)
+        handoff.nudgeConsumer()
+    }
 
     /// Queues the end line and waits until everything is written.
     public func end(_ summary: StreamSummary) throws {
         try enqueue(.end(summary))
         handoff.close()
         finished.wait()
-        if let e = failure.withLock({ $0 }) { throw e }
+        try throwIfFailed()
+    }
+
+    private func throwIfFailed() throws {
+        guard failed.load(ordering: .acquiring), let e = failure.withLock({ $0 }) else { return }
+        throw e
+    }
+
+    private func fail(_ error: Error) {
+        failure.withLock { $0 = error }
+        failed.store(true, ordering: .releasing)
     }
 
     private func enqueue(_ item: Item) throws {
-        if let e = failure.withLock({ $0 }) { throw e }
+        try throwIfFailed()
         // The output thread never cancels: it drains to the end. When the ring is full, the
         // producer sleeps until a batch is free, so the two threads wake each other once per
         // batch, not once per frame.
@@ -90,34 +111,44 @@ public final class BackgroundSink: FrameSink, @unchecked Sendable {
 
     private func drain() {
         defer { finished.signal() }
+        var lastFlush = monotonicSeconds()
         while handoff.waitForChunks(Self.batch) {
-            while handoff.pop({ _, position in
-                let item = items[position % slots].take()!
-                if failure.withLock({ $0 }) == nil {
-                    do {
-                        switch item {
-                        case .start(let i): try sink.start(i)
-                        case .frame(var f):
-                            bands?.complete(&f)
-                            try sink.frame(f)
-                        case .gap(let g): try sink.gap(g)
-                        case .device(let d): try sink.device(d)
-                        case .file(let e): try sink.file(e)
-                        case .event(let e, let ts, let stream): try sink.event(e, ts: ts, stream: stream)
-                        case .idle(let outage, let stream): try sink.idle(outage: outage, stream: stream)
-                        case .end(var s):
-                            bands?.complete(&s)
-                            try sink.end(s)
-                        }
-                    } catch {
-                        failure.withLock { $0 = error }
-                    }
-                }
-            }) {}
-            // All that is queued is written: what the sink gathered goes out before the wait.
-            if failure.withLock({ $0 }) == nil {
-                do { try sink.flush() } catch { failure.withLock { $0 = error } }
+            writeQueued()
+            // Asked to flush: what was queued before the request is popped first (the request
+            // is published after it), then written.
+            let asked = flushWanted.exchange(false, ordering: .acquiring)
+            if asked { writeQueued() }
+            let now = monotonicSeconds()
+            if asked || now - lastFlush >= Self.flushInterval, !failed.load(ordering: .relaxed) {
+                lastFlush = now
+                do { try sink.flush() } catch { fail(error) }
             }
         }
+    }
+
+    /// Hands every queued item to the wrapped sink (after its first error: drops them).
+    private func writeQueued() {
+        while handoff.pop({ _, position in
+            let item = items[position % slots].take()!
+            guard !failed.load(ordering: .relaxed) else { return }
+            do {
+                switch consume item {
+                case .start(let i): try sink.start(i)
+                case .frame(var f):
+                    bands?.complete(&f)
+                    try sink.frame(f)
+                case .gap(let g): try sink.gap(g)
+                case .device(let d): try sink.device(d)
+                case .file(let e): try sink.file(e)
+                case .event(let e, let ts, let stream): try sink.event(e, ts: ts, stream: stream)
+                case .idle(let outage, let stream): try sink.idle(outage: outage, stream: stream)
+                case .end(var s):
+                    bands?.complete(&s)
+                    try sink.end(s)
+                }
+            } catch {
+                fail(error)
+            }
+        }) {}
     }
 }
