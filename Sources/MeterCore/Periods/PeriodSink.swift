@@ -38,9 +38,10 @@ public final class PeriodSink: FrameSink {
         let (time, audio) = s.clock.place(frame)
         let levels = s.spl ? (frame.pos >= s.settle ? frame.spl?.splDb : nil) : frame.rmsDb
         frame.period = s.period?.add(frame, levels: levels, time: time, audio: audio, origin: s.clock.origin ?? time)
-        frame.period?.stream = frame.stream
+        let stream = frame.stream
+        frame.period?.stream = stream
         frame.day = s.day?.add(levels: levels, time: time, audio: audio)
-        frame.day?.stream = frame.stream
+        frame.day?.stream = stream
         streams[frame.stream ?? 0] = s
         try next.frame(frame)
     }
@@ -54,9 +55,10 @@ public final class PeriodSink: FrameSink {
         var summary = summary
         if let s = streams[summary.stream ?? 0] {
             summary.period = s.period?.finish()
-            summary.period?.stream = summary.stream
+            let stream = summary.stream
+            summary.period?.stream = stream
             summary.day = s.day?.finish()
-            summary.day?.stream = summary.stream
+            summary.day?.stream = stream
         }
         try next.end(summary)
     }

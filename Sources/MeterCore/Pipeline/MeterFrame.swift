@@ -36,8 +36,8 @@ public struct MeterFrame: Sendable, Equatable {
     public var stream: Int?
     /// With `--interval` / `--lden` (`PeriodSink`): the period and the day this frame closed,
     /// written before the frame's own line.
-    public var period: PeriodReport?
-    public var day: DayReport?
+    @Boxed public var period: PeriodReport? = nil
+    @Boxed public var day: DayReport? = nil
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
                 clipSamples: [Int]? = nil) {
@@ -92,9 +92,9 @@ public struct StreamSummary: Sendable, Equatable {
     public var peakDb: [Double]
     public var dropped: Int
     /// With --loudness: the whole stream's loudness.
-    public var loudness: LoudnessSummary?
+    @Boxed public var loudness: LoudnessSummary? = nil
     /// With the sound level meter: Leq, Lmax, Lmin, LCpeak, SEL and percentiles per channel.
-    public var spl: SoundLevelSummary?
+    @Boxed public var spl: SoundLevelSummary? = nil
     /// Set when recording.
     public var recordedFrames: Int?
     public var file: String?
@@ -123,8 +123,8 @@ public struct StreamSummary: Sendable, Equatable {
     public var mqttDropped: Int?
     /// With `--interval` / `--lden` (`PeriodSink`): the last period and day, cut at the end,
     /// written before the end line.
-    public var period: PeriodReport?
-    public var day: DayReport?
+    @Boxed public var period: PeriodReport? = nil
+    @Boxed public var day: DayReport? = nil
 
     public var duration: Double { rate > 0 ? Double(pos) / Double(rate) : 0 }
 
