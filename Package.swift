@@ -19,8 +19,10 @@ let package = Package(
         .library(name: "PulseMeterKit", targets: ["MeterCore", "MeterIO", "PulseMeterCLI"]),
     ],
     targets: [
+        // Loaded at run time by its wrapper (dlopen) when a run first talks to a server, not
+        // linked: no pkg-config link flags.
         .systemLibrary(
-            name: "CPulse", pkgConfig: "libpulse-simple",
+            name: "CPulse",
             providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(
             name: "CSndFile", pkgConfig: "sndfile",

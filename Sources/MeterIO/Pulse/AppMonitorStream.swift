@@ -51,6 +51,7 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     public init(app: AppSelector, rate: Int, channels: Int, format: SampleFormat = .s16,
                 cancellation: Cancellation? = nil) throws(PulseError) {
         (self.app, self.rate, self.channels, self.format) = (app, rate, channels, format)
+        try PulseLibrary.require()
         map = PulseStream.channelMap(channels: channels, device: nil)
         channelNames = map.names
         let pulse = try ThreadedPulseContext(subscribe: PA_SUBSCRIPTION_MASK_SINK_INPUT, cancellation: cancellation)

@@ -29,41 +29,41 @@ final class AppStreamFollower {
     init?(context: OpaquePointer, stream s: PlaybackStream, spec: pa_sample_spec, map: pa_channel_map,
           pulse: ThreadedPulseContext, fragmentBytes: Int) {
         var spec = spec, map = map
-        guard let st = pa_stream_new(context, "pulsemeter app monitor", &spec, &map) else { return nil }
+        guard let st = pa.stream_new(context, "pulsemeter app monitor", &spec, &map) else { return nil }
         stream = st
         monitorSource = s.monitorSource
         channels = Int(spec.channels)
         self.pulse = pulse
         buffer.reserveCapacity(Int(spec.rate) * Int(spec.channels))
         let ud = Unmanaged.passUnretained(self).toOpaque()
-        pa_stream_set_read_callback(st, { st, _, ud in
+        pa.stream_set_read_callback(st, { st, _, ud in
             guard let st, let ud else { return }
             let me = Unmanaged<AppStreamFollower>.fromOpaque(ud).takeUnretainedValue()
             var data: UnsafeRawPointer?
             var bytes = 0
-            while pa_stream_peek(st, &data, &bytes) == 0 && bytes > 0 {
+            while pa.stream_peek(st, &data, &bytes) == 0 && bytes > 0 {
                 if let data {  // nil: a hole in the stream, nothing to keep
                     me.receive(UnsafeBufferPointer(start: data.assumingMemoryBound(to: Float.self), count: bytes / 4))
                 }
-                pa_stream_drop(st)
+                _ = pa.stream_drop(st)
             }
             me.pulse.wake.signal()
         }, ud)
-        pa_stream_set_state_callback(st, { st, ud in
+        pa.stream_set_state_callback(st, { st, ud in
             guard let st, let ud else { return }
-            let state = pa_stream_get_state(st)
+            let state = pa.stream_get_state(st)
             guard state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED else { return }
             let me = Unmanaged<AppStreamFollower>.fromOpaque(ud).takeUnretainedValue()
             me.ended = true
             me.pulse.changed.store(true, ordering: .releasing)
             me.pulse.wake.signal()
         }, ud)
-        pa_stream_set_monitor_stream(st, UInt32(s.index))
+        _ = pa.stream_set_monitor_stream(st, UInt32(s.index))
         let unset = UInt32.max
         var attr = pa_buffer_attr(maxlength: unset, tlength: unset, prebuf: unset, minreq: unset,
                                   fragsize: UInt32(fragmentBytes))
         let flags = PA_STREAM_ADJUST_LATENCY
-        if pa_stream_connect_record(st, s.monitorSource, &attr, flags) < 0 { ended = true }
+        if pa.stream_connect_record(st, s.monitorSource, &attr, flags) < 0 { ended = true }
     }
 
     /// Samples waiting.
@@ -113,9 +113,9 @@ final class AppStreamFollower {
 
     /// Ends the recording stream (`pa_stream_disconnect`); no callback runs after this.
     func disconnect() {
-        pa_stream_set_read_callback(stream, nil, nil)
-        pa_stream_set_state_callback(stream, nil, nil)
-        pa_stream_disconnect(stream)
-        pa_stream_unref(stream)
+        pa.stream_set_read_callback(stream, nil, nil)
+        pa.stream_set_state_callback(stream, nil, nil)
+        _ = pa.stream_disconnect(stream)
+        pa.stream_unref(stream)
     }
 }

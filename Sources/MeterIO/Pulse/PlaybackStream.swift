@@ -46,7 +46,7 @@ final class PlaybackStreamCollector {
 
     /// Starts listing the sinks (`pa_context_get_sink_info_list`).
     func listSinks(_ context: OpaquePointer) -> OpaquePointer? {
-        pa_context_get_sink_info_list(context, { _, info, eol, ud in
+        pa.context_get_sink_info_list(context, { _, info, eol, ud in
             guard let ud else { return }
             let c = PlaybackStreamCollector.from(ud)
             if eol != 0 { c.finished(); return }
@@ -58,18 +58,18 @@ final class PlaybackStreamCollector {
     /// Starts listing the sink inputs (`pa_context_get_sink_input_info_list`), with the
     /// application properties read by `pa_proplist_gets`.
     func listInputs(_ context: OpaquePointer) -> OpaquePointer? {
-        pa_context_get_sink_input_info_list(context, { _, info, eol, ud in
+        pa.context_get_sink_input_info_list(context, { _, info, eol, ud in
             guard let ud else { return }
             let c = PlaybackStreamCollector.from(ud)
             if eol != 0 { c.finished(); return }
             guard let i = info?.pointee else { return }
-            func prop(_ key: String) -> String? { pa_proplist_gets(i.proplist, key).map { String(cString: $0) } }
+            func prop(_ key: String) -> String? { pa.proplist_gets(i.proplist, key).map { String(cString: $0) } }
             c.inputs.append((i.index, i.sink, prop("application.name"), prop("application.process.binary"),
                              prop("application.process.id").flatMap { Int($0) }))
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     private func finished() {
-        if let threaded { pa_threaded_mainloop_signal(threaded, 0) }
+        if let threaded { pa.threaded_mainloop_signal(threaded, 0) }
     }
 }

@@ -25,7 +25,7 @@ extension pa_channel_map {
         var m = self
         let count = Int(m.channels)
         return withUnsafeBytes(of: &m.map) { raw in
-            raw.bindMemory(to: pa_channel_position_t.self).prefix(count).map { String(cString: pa_channel_position_to_string($0)) }
+            raw.bindMemory(to: pa_channel_position_t.self).prefix(count).map { pa.channel_position_to_string($0).map { String(cString: $0) } ?? "unknown" }
         }
     }
 }
@@ -70,24 +70,25 @@ public final class PulseDevices: @unchecked Sendable {
         // which libpulse allows from any thread.
         let pointer: OpaquePointer
         init(_ pointer: OpaquePointer) { self.pointer = pointer }
-        deinit { pa_mainloop_free(pointer) }
-        func wakeUp() { pa_mainloop_wakeup(pointer) }
+        deinit { pa.mainloop_free(pointer) }
+        func wakeUp() { pa.mainloop_wakeup(pointer) }
     }
 
     /// Connects; throws `PulseError.cannotConnect` within `timeout` seconds when no server
     /// answers, `noAnswer` at once when `cancellation` fires meanwhile.
     public init(timeout: Double = 5, cancellation: Cancellation? = nil) throws(PulseError) {
-        guard let ml = pa_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
+        try PulseLibrary.require()
+        guard let ml = pa.mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
         loop = MainLoop(ml)
-        let ctx = try Self.newContext(pa_mainloop_get_api(ml)) {}
+        let ctx = try Self.newContext(pa.mainloop_get_api(ml)) {}
         context = ctx
         deadline = monotonicSeconds() + timeout
         if let cancellation { stop(on: cancellation) }
-        if pa_context_connect(ctx, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+        if pa.context_connect(ctx, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
             throw connectError()
         }
         while true {
-            let state = pa_context_get_state(ctx)
+            let state = pa.context_get_state(ctx)
             if state == PA_CONTEXT_READY { break }
             if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED { throw connectError() }
             try iterate()
@@ -96,7 +97,7 @@ public final class PulseDevices: @unchecked Sendable {
 
     /// A context on a main loop's `api` (`pa_context_new`); on failure `free` frees the loop.
     static func newContext(_ api: UnsafeMutablePointer<pa_mainloop_api>?, free: () -> Void) throws(PulseError) -> OpaquePointer {
-        guard let ctx = pa_context_new(api, "pulsemeter") else {
+        guard let ctx = pa.context_new(api, "pulsemeter") else {
             free()
             throw .cannotStart(what: "a PulseAudio context")
         }
@@ -105,9 +106,9 @@ public final class PulseDevices: @unchecked Sendable {
 
     deinit {
         if let (cancellation, registration) = stop { cancellation.remove(registration) }
-        pa_context_set_subscribe_callback(context, nil, nil)
-        pa_context_disconnect(context)
-        pa_context_unref(context)
+        pa.context_set_subscribe_callback(context, nil, nil)
+        pa.context_disconnect(context)
+        pa.context_unref(context)
     }
 
     /// From now on `cancellation` ends every wait on this connection at once (a read's, an
@@ -121,7 +122,7 @@ public final class PulseDevices: @unchecked Sendable {
     var isStopped: Bool { stop?.0.isCancelled ?? false }
 
     func connectError() -> PulseError {
-        let reason = String(cString: pa_strerror(pa_context_errno(context)))
+        let reason = pa.errorText(pa.context_errno(context))
         return .cannotConnect(server: PulseStream.serverDescription, reason: reason)
     }
 
@@ -139,9 +140,9 @@ public final class PulseDevices: @unchecked Sendable {
     /// A step that fails ends the pass there: libpulse aborts the process when a step is
     /// called in the wrong state (dispatch after a failed poll).
     func iterate(pollingAtMost microseconds: Int32) {
-        guard pa_mainloop_prepare(mainloop, microseconds) >= 0 else { return }
-        guard pa_mainloop_poll(mainloop) >= 0 else { return }
-        _ = pa_mainloop_dispatch(mainloop)
+        guard pa.mainloop_prepare(mainloop, microseconds) >= 0 else { return }
+        guard pa.mainloop_poll(mainloop) >= 0 else { return }
+        _ = pa.mainloop_dispatch(mainloop)
     }
 
     private func wait(_ op: OpaquePointer?) throws(PulseError) {
@@ -154,11 +155,11 @@ public final class PulseDevices: @unchecked Sendable {
     /// caller's unretained pointer, never runs after the caller has gone on.
     func finish(until deadline: Double, _ op: OpaquePointer?) throws(PulseError) {
         guard let op else { throw connectError() }
-        defer { pa_operation_unref(op) }
-        while pa_operation_get_state(op) == PA_OPERATION_RUNNING {
-            if pa_context_get_state(context) != PA_CONTEXT_READY { throw connectError() }
+        defer { pa.operation_unref(op) }
+        while pa.operation_get_state(op) == PA_OPERATION_RUNNING {
+            if pa.context_get_state(context) != PA_CONTEXT_READY { throw connectError() }
             guard monotonicSeconds() < deadline && !isStopped else {
-                pa_operation_cancel(op)
+                pa.operation_cancel(op)
                 throw .noAnswer(server: PulseStream.serverDescription)
             }
             iterate(pollingAtMost: 100_000)
@@ -172,10 +173,10 @@ public final class PulseDevices: @unchecked Sendable {
     /// Asks the server for the events of `mask` (`pa_context_subscribe`); each sets `changed`.
     /// Events arrive while the owner iterates the main loop (a record stream's reads).
     func subscribe(_ mask: pa_subscription_mask_t) {
-        pa_context_set_subscribe_callback(context, { _, _, _, ud in
+        pa.context_set_subscribe_callback(context, { _, _, _, ud in
             Unmanaged<PulseDevices>.fromOpaque(ud!).takeUnretainedValue().changed = true
         }, Unmanaged.passUnretained(self).toOpaque())
-        if let op = pa_context_subscribe(context, mask, nil, nil) { pa_operation_unref(op) }
+        if let op = pa.context_subscribe(context, mask, nil, nil) { pa.operation_unref(op) }
     }
 
     /// Collects callback results; passed to C as an unretained pointer that outlives the wait.
@@ -192,7 +193,7 @@ public final class PulseDevices: @unchecked Sendable {
             devices.append(PulseDevice(
                 index: Int(index), name: String(cString: name), description: description.map { String(cString: $0) } ?? "",
                 rate: Int(spec.rate), channels: Int(spec.channels),
-                sampleFormat: String(cString: pa_sample_format_to_string(spec.format)),
+                sampleFormat: pa.sample_format_to_string(spec.format).map { String(cString: $0) } ?? "invalid",
                 monitorOf: monitorOf.map { String(cString: $0) }, isDefault: false, isSink: isSink, channelMap: map.names))
         }
     }
@@ -201,7 +202,7 @@ public final class PulseDevices: @unchecked Sendable {
     public func serverInfo() throws(PulseError) -> PulseServerInfo {
         let c = Collector()
         let ud = Unmanaged.passUnretained(c).toOpaque()
-        try wait(pa_context_get_server_info(context, { _, info, ud in
+        try wait(pa.context_get_server_info(context, { _, info, ud in
             guard let info, let ud else { return }
             func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
             Collector.from(ud).info = PulseServerInfo(
@@ -270,7 +271,7 @@ public final class PulseDevices: @unchecked Sendable {
 
     private func sources(defaultName: String) throws(PulseError) -> [PulseDevice] {
         try list(defaultName: defaultName) { ud in
-            pa_context_get_source_info_list(context, { _, info, eol, ud in
+            pa.context_get_source_info_list(context, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee, let ud else { return }
                 Collector.from(ud).add(
                     index: i.index, name: i.name, description: i.description, spec: i.sample_spec, map: i.channel_map, isSink: false,
@@ -281,7 +282,7 @@ public final class PulseDevices: @unchecked Sendable {
 
     private func sinks(defaultName: String) throws(PulseError) -> [PulseDevice] {
         try list(defaultName: defaultName) { ud in
-            pa_context_get_sink_info_list(context, { _, info, eol, ud in
+            pa.context_get_sink_info_list(context, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee, let ud else { return }
                 Collector.from(ud).add(index: i.index, name: i.name, description: i.description, spec: i.sample_spec,
                                        map: i.channel_map, isSink: true, monitorOf: nil)

@@ -78,21 +78,21 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     private static func connect(_ o: Opening, on connection: PulseDevices, device: String?,
                                 delivered: UnsafeMutablePointer<Bool>) throws(PulseError) -> OpaquePointer {
         var spec = o.spec, map = o.map, attr = o.attr
-        guard let s = pa_stream_new(connection.context, o.name, &spec, &map) else {
-            throw PulseStream.openError(pa_context_errno(connection.context), device: device, direction: .record)
+        guard let s = pa.stream_new(connection.context, o.name, &spec, &map) else {
+            throw PulseStream.openError(pa.context_errno(connection.context), device: device, direction: .record)
         }
-        guard pa_stream_connect_record(s, device, &attr, CPulse_RECORD_FLAGS) == 0 else {
-            pa_stream_unref(s)
-            throw PulseStream.openError(pa_context_errno(connection.context), device: device, direction: .record)
+        guard pa.stream_connect_record(s, device, &attr, CPulse_RECORD_FLAGS) == 0 else {
+            pa.stream_unref(s)
+            throw PulseStream.openError(pa.context_errno(connection.context), device: device, direction: .record)
         }
         let deadline = monotonicSeconds() + o.timeout
-        while pa_stream_get_state(s) != PA_STREAM_READY {
-            let state = pa_stream_get_state(s)
+        while pa.stream_get_state(s) != PA_STREAM_READY {
+            let state = pa.stream_get_state(s)
             let left = deadline - monotonicSeconds()
             if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED || left <= 0 || connection.isStopped {
-                let error = PulseStream.openError(pa_context_errno(connection.context), device: device, direction: .record)
-                pa_stream_disconnect(s)
-                pa_stream_unref(s)
+                let error = PulseStream.openError(pa.context_errno(connection.context), device: device, direction: .record)
+                _ = pa.stream_disconnect(s)
+                pa.stream_unref(s)
                 guard state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED else {
                     throw .streamNeverStarted(server: PulseStream.serverDescription)
                 }
@@ -102,9 +102,9 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
         }
         // Only a stream that opened gets the callbacks (so no failed one can reach `delivered`
         // later); what arrived before them is found by the first peek.
-        pa_stream_set_read_callback(s, { _, _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
+        pa.stream_set_read_callback(s, { _, _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
                                     UnsafeMutableRawPointer(delivered))
-        pa_stream_set_state_callback(s, { _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
+        pa.stream_set_state_callback(s, { _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
                                      UnsafeMutableRawPointer(delivered))
         delivered.pointee = true
         return s
@@ -144,13 +144,13 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     }
 
     private func close(_ s: OpaquePointer) {
-        if fragment != nil { pa_stream_drop(s) }
+        if fragment != nil { _ = pa.stream_drop(s) }
         fragment = nil
         // No callback after this: `delivered` may be gone before libpulse lets go of the stream.
-        pa_stream_set_read_callback(s, nil, nil)
-        pa_stream_set_state_callback(s, nil, nil)
-        pa_stream_disconnect(s)
-        pa_stream_unref(s)
+        pa.stream_set_read_callback(s, nil, nil)
+        pa.stream_set_state_callback(s, nil, nil)
+        _ = pa.stream_disconnect(s)
+        pa.stream_unref(s)
     }
 
     deinit {
@@ -172,7 +172,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
             if let data = f.data { memcpy(buffer + filled, data + f.offset, n) } else { memset(buffer + filled, 0, n) }
             filled += n
             if f.offset + n == f.bytes {
-                pa_stream_drop(stream)
+                _ = pa.stream_drop(stream)
                 fragment = nil
             } else {
                 fragment = (f.data, f.bytes, f.offset + n)
@@ -189,7 +189,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
             if delivered.pointee {
                 var data: UnsafeRawPointer?
                 var n = 0
-                guard pa_stream_peek(stream, &data, &n) == 0 else { throw lost() }
+                guard pa.stream_peek(stream, &data, &n) == 0 else { throw lost() }
                 if n > 0 { return (data, n, 0) }
                 delivered.pointee = false
             }
@@ -199,7 +199,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     }
 
     private func lost() -> PulseError {
-        lastError = String(cString: pa_strerror(pa_context_errno(connection.context)))
+        lastError = pa.errorText(pa.context_errno(connection.context))
         return .streamLost(reason: lastError)
     }
 }

@@ -99,14 +99,14 @@ public final class PulseStream: @unchecked Sendable {
     static func channelMap(channels: Int, device: PulseDevice?) -> pa_channel_map {
         var map = pa_channel_map()
         if let device, device.channelMap.count == channels,
-           device.channelMap.joined(separator: ",").withCString({ pa_channel_map_parse(&map, $0) }) != nil,
+           device.channelMap.joined(separator: ",").withCString({ pa.channel_map_parse(&map, $0) }) != nil,
            Int(map.channels) == channels {
             return map
         }
         if channels > 6 {
-            pa_channel_map_init_extend(&map, UInt32(channels), PA_CHANNEL_MAP_WAVEEX)
+            _ = pa.channel_map_init_extend(&map, UInt32(channels), PA_CHANNEL_MAP_WAVEEX)
         } else {
-            pa_channel_map_init_auto(&map, UInt32(channels), PA_CHANNEL_MAP_DEFAULT)
+            _ = pa.channel_map_init_auto(&map, UInt32(channels), PA_CHANNEL_MAP_DEFAULT)
         }
         return map
     }
@@ -131,13 +131,13 @@ public final class PulseStream: @unchecked Sendable {
         func open() {
             var err: Int32 = 0
             let dir: pa_stream_direction_t = direction == .record ? PA_STREAM_RECORD : PA_STREAM_PLAYBACK
-            let h = pa_simple_new(nil, "pulsemeter", dir, device, name, &spec, &map, &attr, &err)
+            let h = pa.simple_new(nil, "pulsemeter", dir, device, name, &spec, &map, &attr, &err)
             let keep = state.withLock { s -> Bool in
                 if s.abandoned { return false }
                 s.outcome = h.map { .opened($0) } ?? .failed(err)
                 return true
             }
-            if !keep, let h { pa_simple_free(h) }
+            if !keep, let h { pa.simple_free(h) }
             done.signal()
         }
 
@@ -158,7 +158,7 @@ public final class PulseStream: @unchecked Sendable {
         }
     }
 
-    deinit { if let handle { pa_simple_free(handle) } }
+    deinit { if let handle { pa.simple_free(handle) } }
 
     /// libpulse's name for `format`, native-endian.
     static func paFormat(_ format: SampleFormat) -> pa_sample_format_t {
@@ -171,7 +171,7 @@ public final class PulseStream: @unchecked Sendable {
     }
 
     static func openError(_ err: Int32, device: String?, direction: Direction) -> PulseError {
-        let reason = String(cString: pa_strerror(err))
+        let reason = pa.errorText(err)
         if err == Int32(PA_ERR_NOENTITY.rawValue), let device {
             return .noSuchDevice(direction, name: device, server: serverDescription)
         }
@@ -185,8 +185,8 @@ public final class PulseStream: @unchecked Sendable {
     /// Queues `bytes` bytes for playback (`pa_simple_write`); blocks while the buffer is full.
     public func write(_ buffer: UnsafeRawPointer, bytes: Int) throws(PulseError) {
         var err: Int32 = 0
-        guard let handle, pa_simple_write(handle, buffer, bytes, &err) >= 0 else {
-            lastError = String(cString: pa_strerror(err))
+        guard let handle, pa.simple_write(handle, buffer, bytes, &err) >= 0 else {
+            lastError = pa.errorText(err)
             throw .streamLost(reason: lastError)
         }
     }
@@ -194,19 +194,19 @@ public final class PulseStream: @unchecked Sendable {
     /// Drops everything buffered for playback (`pa_simple_flush`), so a pause is heard at once.
     public func flush() {
         var err: Int32 = 0
-        if let handle { _ = pa_simple_flush(handle, &err) }
+        if let handle { _ = pa.simple_flush(handle, &err) }
     }
 
     /// Waits until everything written has played (`pa_simple_drain`).
     public func drain() {
         var err: Int32 = 0
-        if let handle { _ = pa_simple_drain(handle, &err) }
+        if let handle { _ = pa.simple_drain(handle, &err) }
     }
 
     /// Microseconds of audio between the application and the speaker (`pa_simple_get_latency`).
     public func latencyMicroseconds() -> UInt64 {
         var err: Int32 = 0
         guard let handle else { return 0 }
-        return pa_simple_get_latency(handle, &err)
+        return pa.simple_get_latency(handle, &err)
     }
 }

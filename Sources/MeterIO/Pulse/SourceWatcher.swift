@@ -89,21 +89,21 @@ final class SourceWatcher {
             func ask(_ op: OpaquePointer?) {
                 do { try connection.finish(until: deadline, op) } catch { s.complete = false }
             }
-            ask(pa_context_get_server_info(ctx, { _, info, ud in
+            ask(pa.context_get_server_info(ctx, { _, info, ud in
                 let s = Scan.from(ud)
                 if let i = info?.pointee {
                     s.defaultSource = i.default_source_name.map { String(cString: $0) } ?? ""
                     s.defaultSink = i.default_sink_name.map { String(cString: $0) } ?? ""
                 }
             }, ud))
-            ask(pa_context_get_source_info_list(ctx, { _, info, eol, ud in
+            ask(pa.context_get_source_info_list(ctx, { _, info, eol, ud in
                 guard eol == 0, let i = info?.pointee else { return }
                 let monitorOf = i.monitor_of_sink != CPulse_INVALID_INDEX ? i.monitor_of_sink_name.map { String(cString: $0) } : nil
                 Scan.from(ud).sources[i.index] = (String(cString: i.name), monitorOf)
             }, ud))
-            ask(pa_context_get_source_output_info_list(ctx, { _, info, eol, ud in
+            ask(pa.context_get_source_output_info_list(ctx, { _, info, eol, ud in
                 let s = Scan.from(ud)
-                guard eol == 0, let i = info?.pointee, let name = pa_proplist_gets(i.proplist, "media.name"),
+                guard eol == 0, let i = info?.pointee, let name = pa.proplist_gets(i.proplist, "media.name"),
                       String(cString: name) == s.streamName else { return }
                 s.stream = (i.index, i.source)
             }, ud))
@@ -138,7 +138,7 @@ final class SourceWatcher {
         if let target = target(s, current: current), target != current,
            let targetIndex = s.sources.first(where: { $0.value.name == target })?.key {
             // By index: pipewire-pulse does not find a monitor by its name here.
-            try? connection.finish(until: monotonicSeconds() + Self.answerSeconds, pa_context_move_source_output_by_index(
+            try? connection.finish(until: monotonicSeconds() + Self.answerSeconds, pa.context_move_source_output_by_index(
                 connection.context, stream.output, targetIndex, nil, nil))
             // Where it is now, as the server says.
             let after = scan()

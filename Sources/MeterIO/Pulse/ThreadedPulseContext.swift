@@ -26,20 +26,21 @@ final class ThreadedPulseContext: @unchecked Sendable {
     /// Connects (throwing `cannotConnect` when no server answers, `noAnswer` at once when
     /// `cancellation` fires meanwhile: the caller knows it stopped) and subscribes to `mask`.
     init(subscribe mask: pa_subscription_mask_t, cancellation: Cancellation? = nil) throws(PulseError) {
-        guard let ml = pa_threaded_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
+        try PulseLibrary.require()
+        guard let ml = pa.threaded_mainloop_new() else { throw .cannotStart(what: "a PulseAudio main loop") }
         mainloop = ml
-        context = try PulseDevices.newContext(pa_threaded_mainloop_get_api(ml)) { pa_threaded_mainloop_free(ml) }
+        context = try PulseDevices.newContext(pa.threaded_mainloop_get_api(ml)) { pa.threaded_mainloop_free(ml) }
         let ud = Unmanaged.passUnretained(self).toOpaque()
-        pa_context_set_state_callback(context, { ctx, ud in
+        pa.context_set_state_callback(context, { ctx, ud in
             let me = Unmanaged<ThreadedPulseContext>.fromOpaque(ud!).takeUnretainedValue()
-            let state = pa_context_get_state(ctx)
+            let state = pa.context_get_state(ctx)
             if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED {
                 me.lost.store(true, ordering: .releasing)
                 me.wake.signal()
             }
-            pa_threaded_mainloop_signal(me.mainloop, 0)
+            pa.threaded_mainloop_signal(me.mainloop, 0)
         }, ud)
-        pa_context_set_subscribe_callback(context, { _, _, _, ud in
+        pa.context_set_subscribe_callback(context, { _, _, _, ud in
             let me = Unmanaged<ThreadedPulseContext>.fromOpaque(ud!).takeUnretainedValue()
             me.changed.store(true, ordering: .releasing)
             me.wake.signal()
@@ -47,16 +48,16 @@ final class ThreadedPulseContext: @unchecked Sendable {
         let stop = cancellation?.onCancel { [self] in interrupt() }
         defer { if let cancellation, let stop { cancellation.remove(stop) } }
         try locked { () throws(PulseError) in
-            guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0,
-                  pa_threaded_mainloop_start(mainloop) >= 0 else { throw connectError() }
+            guard pa.context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0,
+                  pa.threaded_mainloop_start(mainloop) >= 0 else { throw connectError() }
             while true {
-                let state = pa_context_get_state(context)
+                let state = pa.context_get_state(context)
                 if state == PA_CONTEXT_READY { break }
                 if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED { throw connectError() }
                 if interrupted.load(ordering: .acquiring) { throw .noAnswer(server: PulseStream.serverDescription) }
-                pa_threaded_mainloop_wait(mainloop)
+                pa.threaded_mainloop_wait(mainloop)
             }
-            if let op = pa_context_subscribe(context, mask, nil, nil) { pa_operation_unref(op) }
+            if let op = pa.context_subscribe(context, mask, nil, nil) { pa.operation_unref(op) }
         }
     }
 
@@ -65,12 +66,12 @@ final class ThreadedPulseContext: @unchecked Sendable {
     }
 
     /// The context's last error (`pa_strerror`).
-    var errorText: String { String(cString: pa_strerror(pa_context_errno(context))) }
+    var errorText: String { pa.errorText(pa.context_errno(context)) }
 
     /// Runs `body` with the main loop's lock held.
     func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        pa_threaded_mainloop_lock(mainloop)
-        defer { pa_threaded_mainloop_unlock(mainloop) }
+        pa.threaded_mainloop_lock(mainloop)
+        defer { pa.threaded_mainloop_unlock(mainloop) }
         return try body()
     }
 
@@ -78,14 +79,14 @@ final class ThreadedPulseContext: @unchecked Sendable {
     /// connection is lost, or the run is stopped (`interrupt`; then `op` is cancelled).
     func finish(_ op: OpaquePointer?) {
         guard let op else { return }
-        while pa_operation_get_state(op) == PA_OPERATION_RUNNING && !lost.load(ordering: .acquiring) {
+        while pa.operation_get_state(op) == PA_OPERATION_RUNNING && !lost.load(ordering: .acquiring) {
             if interrupted.load(ordering: .acquiring) {
-                pa_operation_cancel(op)
+                pa.operation_cancel(op)
                 break
             }
-            pa_threaded_mainloop_wait(mainloop)
+            pa.threaded_mainloop_wait(mainloop)
         }
-        pa_operation_unref(op)
+        pa.operation_unref(op)
     }
 
     /// A stop request (a `Cancellation` wake-up, from any thread): every wait here ends, the
@@ -94,7 +95,7 @@ final class ThreadedPulseContext: @unchecked Sendable {
     func interrupt() {
         interrupted.store(true, ordering: .releasing)
         wake.signal()
-        locked { pa_threaded_mainloop_signal(mainloop, 0) }
+        locked { pa.threaded_mainloop_signal(mainloop, 0) }
     }
 
     /// Stops the main loop's thread (`pa_threaded_mainloop_stop`): no callback runs after it,
@@ -106,15 +107,15 @@ final class ThreadedPulseContext: @unchecked Sendable {
     /// loop's own thread, where libpulse aborts the process rather than stop the loop.
     func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        pa_threaded_mainloop_stop(mainloop)
+        pa.threaded_mainloop_stop(mainloop)
         lost.store(true, ordering: .releasing)
-        locked { pa_threaded_mainloop_signal(mainloop, 0) }
+        locked { pa.threaded_mainloop_signal(mainloop, 0) }
     }
 
     deinit {
         stop()
-        pa_context_disconnect(context)
-        pa_context_unref(context)
-        pa_threaded_mainloop_free(mainloop)
+        pa.context_disconnect(context)
+        pa.context_unref(context)
+        pa.threaded_mainloop_free(mainloop)
     }
 }

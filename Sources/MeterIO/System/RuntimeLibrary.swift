@@ -14,8 +14,11 @@ struct RuntimeLibrary {
     private let handle: UnsafeMutableRawPointer
     private let soname: String
 
-    /// Loads `soname` (`libfoo.so.N`, the package's file) with every symbol bound now.
-    init(_ soname: String) throws(LoadFailure) {
+    /// Loads `soname` (`libfoo.so.N`, the package's file) with every symbol bound now. A
+    /// literal, kept in the binary as written (a `String` of up to 15 bytes would be packed
+    /// into the code), where scripts/package checks for it.
+    init(_ soname: StaticString) throws(LoadFailure) {
+        let soname = soname.description
         guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
             throw LoadFailure(reason: dlerror().map { String(cString: $0) } ?? "dlopen failed")
         }
