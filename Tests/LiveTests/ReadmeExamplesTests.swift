@@ -116,10 +116,17 @@ extension LiveSuite {
             try Self.makeFixtures(in: fixtures)
             try Self.wrappers(in: bin, seconds: 2.5, realServer: server.address)
             let given = Set(try FileManager.default.subpathsOfDirectory(atPath: fixtures))
+            // One run of the examples at a time on this machine (a lock file), held until the
+            // broker below is gone: the --mqtt example needs MQTT's own port, and a broker that
+            // another run started stops with that run (CI45: the PipeWire group's example used
+            // the PulseAudio group's broker, which stopped under it: "Connection refused").
+            let lock = open("/tmp/pulsemeter-readme-examples.lock", O_CREAT | O_RDWR, 0o666)
+            try #require(lock >= 0 && flock(lock, LOCK_EX) == 0, "cannot lock /tmp/pulsemeter-readme-examples.lock")
+            defer { close(lock) }
             // The --mqtt example's broker: mosquitto on MQTT's own port, as a user's would be
             // (one already listening there serves as well).
             let broker = IcecastServer.accepts(1883) ? nil : try MosquittoBroker("readme-mqtt", port: 1883)
-            defer { withExtendedLifetime(broker) {} }
+            defer { broker?.kill() }  // stopped (and waited for) before the lock is let go
 
             let outcomes = Mutex<[Int: Outcome]>([:])
             // Two at a time (each live one runs its own demo server for a few seconds).
