@@ -108,23 +108,18 @@ final class MicroHTTPDaemon: @unchecked Sendable {
 
         private init() throws(RuntimeLibrary.LoadFailure) {
             let lib = try RuntimeLibrary("libmicrohttpd.so.12")
-            func find(_ name: String) throws(RuntimeLibrary.LoadFailure) -> UnsafeMutableRawPointer { try lib.function(name) }
-            func find<F>(_ name: String, as type: F.Type) throws(RuntimeLibrary.LoadFailure) -> F {
-                try lib.function(name, as: type)
-            }
-            startDaemon = try find("MHD_start_daemon")
-            getConnectionInfo = try find("MHD_get_connection_info")
-            setConnectionOption = try find("MHD_set_connection_option")
-            stopDaemon = try find("MHD_stop_daemon", as: CMicroHTTPD_stop_daemon_function.self)
-            suspend = try find("MHD_suspend_connection", as: CMicroHTTPD_suspend_connection_function.self)
-            resume = try find("MHD_resume_connection", as: CMicroHTTPD_resume_connection_function.self)
-            lookup = try find("MHD_lookup_connection_value", as: CMicroHTTPD_lookup_connection_value_function.self)
-            responseFromBuffer = try find("MHD_create_response_from_buffer", as: CMicroHTTPD_create_response_from_buffer_function.self)
-            responseFromCallback = try find("MHD_create_response_from_callback",
-                                            as: CMicroHTTPD_create_response_from_callback_function.self)
-            addHeader = try find("MHD_add_response_header", as: CMicroHTTPD_add_response_header_function.self)
-            queue = try find("MHD_queue_response", as: CMicroHTTPD_queue_response_function.self)
-            destroy = try find("MHD_destroy_response", as: CMicroHTTPD_destroy_response_function.self)
+            startDaemon = try lib.function("MHD_start_daemon")
+            getConnectionInfo = try lib.function("MHD_get_connection_info")
+            setConnectionOption = try lib.function("MHD_set_connection_option")
+            stopDaemon = try lib.function("MHD_stop_daemon")
+            suspend = try lib.function("MHD_suspend_connection")
+            resume = try lib.function("MHD_resume_connection")
+            lookup = try lib.function("MHD_lookup_connection_value")
+            responseFromBuffer = try lib.function("MHD_create_response_from_buffer")
+            responseFromCallback = try lib.function("MHD_create_response_from_callback")
+            addHeader = try lib.function("MHD_add_response_header")
+            queue = try lib.function("MHD_queue_response")
+            destroy = try lib.function("MHD_destroy_response")
         }
     }
 

@@ -32,8 +32,9 @@ struct RuntimeLibrary {
         return f
     }
 
-    /// The function called `name` as its C type (the shim's `__typeof__` typedef).
-    func function<F>(_ name: String, as _: F.Type) throws(LoadFailure) -> F {
+    /// The function called `name` as its C type (the shim's `__typeof__` typedef), which the
+    /// place the result goes to can give instead of `as`.
+    func function<F>(_ name: String, as _: F.Type = F.self) throws(LoadFailure) -> F {
         unsafeBitCast(try function(name), to: F.self)
     }
 }
