@@ -46,8 +46,14 @@ final class SourceWatcher {
         reported = current
         connection.subscribe(pa_subscription_mask_t(
             rawValue: PA_SUBSCRIPTION_MASK_SERVER.rawValue | PA_SUBSCRIPTION_MASK_SOURCE_OUTPUT.rawValue))
-        lastDefault = scan().defaultSource
-        connection.changed = false
+        let s = scan()
+        lastDefault = s.defaultSource
+        // The default may switch between the connection and this first look, and the server
+        // then moves even a stream opened on a named source along (PulseAudio 16 does): a move
+        // onto the default this soon is the server's, and a stream already moved is looked at
+        // again at once (its events came before the subscription).
+        switchedUntil = monotonicSeconds() + 2
+        connection.changed = s.stream.flatMap { s.sources[$0.source]?.name } != current
     }
 
     /// The owner connected the stream again on `source` (after `.follow`).
