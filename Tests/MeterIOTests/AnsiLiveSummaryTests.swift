@@ -16,8 +16,8 @@ import MeterCore
         let path = dir.appendingPathComponent("screen.txt").path
         let output = try FileDescriptorOutput.create(path: FilePath(path))
         let sink = AnsiLiveSink(output: output, takeResize: { false })
-        let pipeline = try MeterPipeline(settings: ValidSettings(settings))
-        try sink.start(pipeline.streamInfo(source: "usb-mic", live: true))
+        let pipeline = try MeterPipeline(settings: ValidSettings(settings), liveness: .live(clock: { 1000 }))
+        try sink.start(pipeline.streamInfo(source: "usb-mic"))
         let x = (0..<96000).map { Float(0.2 * sin(2 * Double.pi * 1000 * Double($0) / 48000)) }
         try x.withUnsafeBufferPointer { p in try pipeline.process(p.baseAddress!, frames: x.count) { try sink.frame($0) } }
         try pipeline.finish { try sink.frame($0) }

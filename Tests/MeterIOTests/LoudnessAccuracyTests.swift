@@ -262,7 +262,7 @@ import TestSupport
         let rate = 8000
         let samples = LoudnessSignals.sine([(30, -30), (35, -20)], rate: rate)
         let settings = MeterSettings(rate: rate, channels: 2, fps: 2, loudness: true)
-        let live = try MeterPipeline(settings: ValidSettings(settings), clock: { 1000 })
+        let live = try MeterPipeline(settings: ValidSettings(settings), liveness: .live(clock: { 1000 }))
         let file = try MeterPipeline(settings: ValidSettings(settings))
         var liveFrames: [MeterFrame] = [], fileFrames: [MeterFrame] = []
         samples.withUnsafeBufferPointer { buf in
@@ -282,7 +282,7 @@ import TestSupport
         #expect(fileFrames.map(\.loudness) == withoutRecent, "file frames read as live ones")
         #expect(liveFrames.allSatisfy { $0.loudness?.recentTruePeakDb != nil } && fileFrames.allSatisfy { $0.loudness?.recentTruePeakDb == nil })
         var encoder = NDJSONEncoder()
-        _ = encoder.start(live.streamInfo(source: "x", live: true))
+        _ = encoder.start(live.streamInfo(source: "x"))
         let line = String(decoding: encoder.frame(liveFrames.last!), as: UTF8.self)
         #expect(line.contains("\"lra\":"), "\(line)")
         var fileEncoder = NDJSONEncoder()

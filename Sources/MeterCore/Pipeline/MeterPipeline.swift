@@ -4,6 +4,14 @@
 /// analysis thread; both run exactly this code, so the same samples give the same frames.
 /// Frame k ends at pos = k*hop; `finish()` emits a last partial hop with its true pos.
 public final class MeterPipeline {
+    /// What is metered, as far as the lines go: a live source's frames carry the wall-clock
+    /// time (`ts`, from `clock`, Unix seconds) and the recent true peak, and its start line
+    /// says `live`; a file's (or stdin's, however slowly it comes) do not. Said once, here.
+    public enum Liveness {
+        case file
+        case live(clock: () -> Double)
+    }
+
     public let settings: MeterSettings
     public let hop: Int
     public private(set) var pos = 0
@@ -29,6 +37,8 @@ public final class MeterPipeline {
     let monoCapacity = 4096
     private var frame: MeterFrame
     private let clock: (() -> Double)?
+    /// True for a live source (see `Liveness`).
+    public let isLive: Bool
     /// Each frame's band computation is left to a `DeferredBands` downstream (files: it then
     /// runs on the output thread); frames carry `pendingSpectrum` (FFT bands) or
     /// `pendingOctaves` (octave bands) instead of `bandsDb`.
@@ -39,19 +49,22 @@ public final class MeterPipeline {
     /// - Parameters:
     ///   - valid: the settings, checked once where they were made (`ValidSettings`).
     ///   - transform: the FFT for bands (required when settings.bands > 0).
-    ///   - clock: Unix time for `ts` on live frames; nil for files.
+    ///   - liveness: a live source (and its clock) or a file (see `Liveness`).
     ///   - deferBands: leave the band levels to a `DeferredBands` (see `deferBands`).
     ///   - stream: the source's index when a session meters several (see `stream`).
     public init(settings valid: ValidSettings, transform: (any PowerSpectrumTransform)? = nil,
-                clock: (() -> Double)? = nil, deferBands: Bool = false, stream: Int? = nil) {
+                liveness: Liveness = .file, deferBands: Bool = false, stream: Int? = nil) {
         let settings = valid.settings
         self.settings = settings
         self.deferBands = deferBands && (settings.bands > 0 || settings.octaves > 0)
         self.stream = stream
         self.hop = settings.hop
         self.channels = settings.channels
-        self.clock = clock
-        measurements = Self.measurements(valid, transform: transform, live: clock != nil, deferBands: deferBands)
+        switch liveness {
+        case .file: (clock, isLive) = (nil, false)
+        case .live(let now): (clock, isLive) = (now, true)
+        }
+        measurements = Self.measurements(valid, transform: transform, live: isLive, deferBands: deferBands)
         var needs = measurements.reduce(into: SignalNeeds()) { $0.formUnion($1.needs) }
         if needs.contains(.mono) { needs.insert(.planar) }
         signalNeeds = needs
@@ -66,7 +79,7 @@ public final class MeterPipeline {
     /// What `settings` ask to measure, one line each, in the order each frame is filled: the
     /// readings first, then what reads them (events, alarms, the ballistics' dBFS meter read
     /// the levels; alarms also loudness and the sound level).
-    /// `live`: a clock gives frames their `ts`; only live frames carry the recent true peak.
+    /// `live`: only live frames carry the recent true peak.
     static func measurements(_ valid: ValidSettings, transform: (any PowerSpectrumTransform)?, live: Bool,
                              deferBands: Bool) -> [any Measurement] {
         let s = valid.settings
@@ -89,8 +102,8 @@ public final class MeterPipeline {
 
     /// The `start` line's description of this stream.
     /// `channelNames` nil (or of another count): the WAVE order for the channel count.
-    public func streamInfo(source: String, live: Bool = false, channelNames: [String]? = nil) -> StreamInfo {
-        var info = StreamInfo(source: source, settings: settings, live: live, channelNames: channelNames)
+    public func streamInfo(source: String, channelNames: [String]? = nil) -> StreamInfo {
+        var info = StreamInfo(source: source, settings: settings, live: isLive, channelNames: channelNames)
         info.stream = stream
         for m in measurements { m.describe(&info) }
         return info

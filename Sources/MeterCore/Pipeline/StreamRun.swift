@@ -19,14 +19,14 @@ public final class StreamRun {
 
     /// The start line. `expectedFrames`: where the stream will end, when known (a file's
     /// declared length, a live `--duration`), so that the last partial hop's window is exact.
-    public func start(source: String, live: Bool = false, channelNames: [String]?, expectedFrames: Int?) throws {
+    public func start(source: String, channelNames: [String]?, expectedFrames: Int?) throws {
         if let expectedFrames { pipeline.expectEnd(at: expectedFrames) }
-        try sink.start(pipeline.streamInfo(source: source, live: live, channelNames: channelNames))
+        try sink.start(pipeline.streamInfo(source: source, channelNames: channelNames))
     }
 
     /// The start line of a source's samples.
-    public func start(_ source: any SampleBlockSource, live: Bool = false) throws {
-        try start(source: source.name, live: live, channelNames: source.channelNames, expectedFrames: source.expectedFrames)
+    public func start(_ source: any SampleBlockSource) throws {
+        try start(source: source.name, channelNames: source.channelNames, expectedFrames: source.expectedFrames)
     }
 
     /// Meters `frames` interleaved frames; the frames of the hops they complete go out.
@@ -73,9 +73,9 @@ public final class StreamRun {
     /// A whole source read as fast as it delivers, start to end; `complete` unless
     /// `shouldStop` (polled between blocks) cut the reading short.
     @discardableResult
-    public func run(_ source: any SampleBlockSource, live: Bool = false, blockFrames: Int = 16384,
+    public func run(_ source: any SampleBlockSource, blockFrames: Int = 16384,
                     shouldStop: () -> Bool = { false }) throws -> StreamSummary {
-        try start(source, live: live)
+        try start(source)
         try feed(from: source, blockFrames: blockFrames, shouldStop: shouldStop)
         return try finish(complete: !shouldStop())
     }

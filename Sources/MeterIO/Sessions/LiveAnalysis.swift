@@ -41,7 +41,7 @@ final class LiveAnalysis: @unchecked Sendable {
     /// once rather than capture until a signal with nowhere to report.
     func start() {
         guarded {
-            try run.start(source: session.sourceName, live: true, channelNames: session.channelNames,
+            try run.start(source: session.sourceName, channelNames: session.channelNames,
                           expectedFrames: session.options.durationFrames)
         }
     }

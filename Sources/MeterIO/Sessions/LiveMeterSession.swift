@@ -183,8 +183,7 @@ final class LiveMeterSession: @unchecked Sendable {
     /// source's before any of them captures).
     func prepare(sink: any FrameSink) throws -> LiveAnalysis {
         let pipeline = MeterPipeline(settings: options.settings, transform: FFTWPowerSpectrum.forBands(of: options.settings),
-                                     clock: unixSeconds,
-                                     stream: options.stream)
+                                     liveness: .live(clock: unixSeconds), stream: options.stream)
         var takes: TakeDetector?
         if case .trigger(let t) = options.recordMode, files != nil { takes = TakeDetector(settings: t) }
         let analysis = LiveAnalysis(session: self, sink: sink, pipeline: pipeline, takes: takes)

@@ -115,11 +115,12 @@ public final class MeterSession: @unchecked Sendable {
     /// played to its end (a stop ends the frames where the sound ended). The source itself
     /// ends its reading at a stop (flushing the stream), so no `shouldStop` here.
     private func runPlayed(_ played: PlaybackSource, settings: ValidSettings, into sink: any FrameSink) throws -> StreamSummary {
-        let pipeline = MeterPipeline(settings: settings, transform: FFTWPowerSpectrum.forBands(of: settings), clock: unixSeconds)
+        let pipeline = MeterPipeline(settings: settings, transform: FFTWPowerSpectrum.forBands(of: settings),
+                                     liveness: .live(clock: unixSeconds))
         let run = StreamRun(pipeline: pipeline, sink: sink)
         played.whilePaused = { try sink.idle(outage: false, stream: nil) }
         defer { played.whilePaused = nil }
-        try run.start(played, live: true)
+        try run.start(played)
         try run.feed(from: played)
         return try run.finish(complete: played.playedToEnd, lastHop: played.playedToEnd)
     }
