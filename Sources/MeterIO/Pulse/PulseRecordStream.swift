@@ -37,6 +37,9 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     private let opening: Opening
     /// Follows the default, keeps a named source (see `SourceWatcher`), on this connection.
     private var watcher: SourceWatcher?
+    /// A stream being connected on the default the watcher follows, and until when it may take
+    /// to start; it replaces `stream` once ready, the reads going on meanwhile.
+    private var incoming: (stream: OpaquePointer, device: String, deadline: Double)?
     /// Numbers the record streams of this process, so each has a name the watcher can find.
     private static let streams = Atomic<Int>(0)
 
@@ -77,6 +80,19 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     /// until the stream is ready (at most `o.timeout` s; a stop ends the wait at once).
     private static func connect(_ o: Opening, on connection: PulseDevices, device: String?,
                                 delivered: UnsafeMutablePointer<Bool>) throws(PulseError) -> OpaquePointer {
+        let s = try begin(o, on: connection, device: device)
+        let deadline = monotonicSeconds() + o.timeout
+        while true {
+            switch starting(s, on: connection, device: device, until: deadline) {
+            case .ready: return ready(s, delivered: delivered)
+            case .failed(let error): throw error
+            case nil: connection.iterate(pollingAtMost: Int32((deadline - monotonicSeconds()) * 1e6) + 1)
+            }
+        }
+    }
+
+    /// `pa_stream_new` and `pa_stream_connect_record`: the stream starts connecting.
+    private static func begin(_ o: Opening, on connection: PulseDevices, device: String?) throws(PulseError) -> OpaquePointer {
         var spec = o.spec, map = o.map, attr = o.attr
         guard let s = pa.stream_new(connection.context, o.name, &spec, &map) else {
             throw PulseStream.openError(pa.context_errno(connection.context), device: device, direction: .record)
@@ -85,23 +101,28 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
             pa.stream_unref(s)
             throw PulseStream.openError(pa.context_errno(connection.context), device: device, direction: .record)
         }
-        let deadline = monotonicSeconds() + o.timeout
-        while pa.stream_get_state(s) != PA_STREAM_READY {
-            let state = pa.stream_get_state(s)
-            let left = deadline - monotonicSeconds()
-            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED || left <= 0 || connection.isStopped {
-                let error = PulseStream.openError(pa.context_errno(connection.context), device: device, direction: .record)
-                _ = pa.stream_disconnect(s)
-                pa.stream_unref(s)
-                guard state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED else {
-                    throw .streamNeverStarted(server: PulseStream.serverDescription)
-                }
-                throw error
-            }
-            connection.iterate(pollingAtMost: Int32(left * 1e6) + 1)
-        }
-        // Only a stream that opened gets the callbacks (so no failed one can reach `delivered`
-        // later); what arrived before them is found by the first peek.
+        return s
+    }
+
+    enum Start { case ready, failed(PulseError) }
+
+    /// How a connecting stream stands: ready, failed (then disconnected and released: it
+    /// failed, its time ran out, or the run was stopped), or nil while it is still connecting.
+    private static func starting(_ s: OpaquePointer, on connection: PulseDevices, device: String?,
+                                 until deadline: Double) -> Start? {
+        let state = pa.stream_get_state(s)
+        if state == PA_STREAM_READY { return .ready }
+        let failed = state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED
+        guard failed || monotonicSeconds() >= deadline || connection.isStopped else { return nil }
+        let error = PulseStream.openError(pa.context_errno(connection.context), device: device, direction: .record)
+        _ = pa.stream_disconnect(s)
+        pa.stream_unref(s)
+        return .failed(failed ? error : .streamNeverStarted(server: PulseStream.serverDescription))
+    }
+
+    /// A stream that started: only now does it get the callbacks (so no failed one can reach
+    /// `delivered` later); what arrived before them is found by the first peek.
+    private static func ready(_ s: OpaquePointer, delivered: UnsafeMutablePointer<Bool>) -> OpaquePointer {
         pa.stream_set_read_callback(s, { _, _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
                                     UnsafeMutableRawPointer(delivered))
         pa.stream_set_state_callback(s, { _, flag in flag?.assumingMemoryBound(to: Bool.self).pointee = true },
@@ -123,24 +144,41 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
 
     /// Acts on what the watcher saw since it last looked. When the default it follows changed
     /// and the server did not move the stream (PipeWire keeps a stream where it was opened,
-    /// and cannot move one onto a monitor), the stream is connected again on the new device
-    /// and the old one closed: the reads go on from there. Called between fragments.
+    /// and cannot move one onto a monitor), a stream is connected on the new device while the
+    /// reads go on; once it is ready it replaces the old one, which is closed. Called between
+    /// fragments; never waits.
     private func watch() {
+        if let incoming { settle(incoming) }
         switch watcher?.poll() {
         case nil: return
         case .moved(let name):
             device = name
+            change = DeviceChange(ts: unixSeconds(), source: name)
         case .follow(let name):
-            guard let s = try? Self.connect(opening, on: connection, device: name, delivered: delivered) else {
+            guard incoming == nil, let s = try? Self.begin(opening, on: connection, device: name) else {
                 watcher?.followFailed()
                 return
             }
-            close(stream)
-            stream = s
-            device = name
-            watcher?.followed(name)
+            incoming = (s, name, monotonicSeconds() + opening.timeout)
         }
-        change = DeviceChange(ts: unixSeconds(), source: device ?? "")
+    }
+
+    /// The stream connecting on the followed default: in place of the old one once ready,
+    /// given up (and the watcher told) when it fails or its time runs out.
+    private func settle(_ p: (stream: OpaquePointer, device: String, deadline: Double)) {
+        switch Self.starting(p.stream, on: connection, device: p.device, until: p.deadline) {
+        case nil: return
+        case .failed:
+            incoming = nil
+            watcher?.followFailed()
+        case .ready:
+            incoming = nil
+            close(stream)
+            stream = Self.ready(p.stream, delivered: delivered)
+            device = p.device
+            watcher?.followed(p.device)
+            change = DeviceChange(ts: unixSeconds(), source: p.device)
+        }
     }
 
     private func close(_ s: OpaquePointer) {
@@ -154,6 +192,11 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
     }
 
     deinit {
+        watcher = nil  // its look's answers are given up before the streams go
+        if let incoming {
+            _ = pa.stream_disconnect(incoming.stream)
+            pa.stream_unref(incoming.stream)
+        }
         close(stream)
         delivered.deallocate()
     }
@@ -193,9 +236,18 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
                 if n > 0 { return (data, n, 0) }
                 delivered.pointee = false
             }
-            connection.iterate(pollingAtMost: -1)
+            connection.iterate(pollingAtMost: pollTimeout)
             watch()  // an event woke the loop: the stream may be elsewhere now
         }
+    }
+
+    /// How long a pass of the main loop may wait without an event: until the watcher or the
+    /// stream connecting on the default has something to do (-1: until an event).
+    private var pollTimeout: Int32 {
+        let watching = watcher?.pollTimeout ?? -1
+        guard let incoming else { return watching }
+        let connecting = Int32(max(0, min(incoming.deadline - monotonicSeconds(), 10)) * 1e6) + 1
+        return watching < 0 ? connecting : min(watching, connecting)
     }
 
     private func lost() -> PulseError {
