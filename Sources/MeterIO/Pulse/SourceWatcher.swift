@@ -169,13 +169,12 @@ final class SourceWatcher {
     /// retry is due). The reading thread calls it after each pass of the main loop; it never
     /// waits.
     func poll() -> Change? {
-        let now = monotonicSeconds()
-        if let look, now - look.started > Self.answerSeconds {
+        if let look, monotonicSeconds() - look.started > Self.answerSeconds {
             look.cancel()
             self.look = nil
             lookAgain()
         }
-        if look == nil, connection.changed || retryAt.map({ now >= $0 }) == true {
+        if look == nil, connection.changed || retryAt.map({ monotonicSeconds() >= $0 }) == true {
             connection.changed = false
             retryAt = nil
             let l = Look(streamName: streamName) { [unowned self] in decide($0) }
@@ -190,8 +189,7 @@ final class SourceWatcher {
     /// (a look to start, a retry, a look to give up), in microseconds; -1: until an event.
     var pollTimeout: Int32 {
         if look == nil && connection.changed { return 0 }  // a look to start
-        let due = [retryAt, look.map { $0.started + Self.answerSeconds }].compactMap { $0 }.min()
-        guard let due else { return -1 }
+        guard let due = look.map({ $0.started + Self.answerSeconds }) ?? retryAt else { return -1 }
         return Int32(max(0, min(due - monotonicSeconds(), 10)) * 1e6) + 1
     }
 
