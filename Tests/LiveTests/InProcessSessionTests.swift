@@ -93,6 +93,39 @@ extension LiveSuite {
             #expect(sink.summary != nil)
         }
 
+        @Test("an application source in process: the application's stream, starting mid-run, is followed on the connection's loop thread while the capture reads, metered at its level, and a cancellation ends the run with its summary")
+        func appSource() throws {
+            let server = try Live.server()
+            Self.useServer(server)
+            let dir = try Live.tempDir("inapp")
+            defer { Live.removeTree(dir) }
+            let cancellation = Cancellation()
+            let session = try MeterSession(SessionDescription(sources: [.init(live: LiveOptions(
+                device: "app:pm-inproc", settings: ValidSettings(MeterSettings(fps: 30))))]), cancellation: cancellation)
+            let sink = Collect()
+            let canceller = Thread {
+                #expect(Wait.until(timeout: 20, interval: 0.01) { sink.started.load(ordering: .acquiring) }, "no start call")
+                let player = try? AppSource.player("pm-inproc", AppSource.tone(rmsDb: -15, hz: 440, seconds: 10),
+                                                   server: server, dir: dir)
+                defer { player?.kill() }
+                #expect(player != nil, "pacat started")
+                // Four seconds of frames after the player started: its monitor stream delivers
+                // within 0.8 to 1.8 s, so two seconds of them are the application's.
+                let from = sink.count.load(ordering: .acquiring)
+                #expect(Wait.until(timeout: 20, interval: 0.01) { sink.count.load(ordering: .acquiring) >= from + 120 })
+                cancellation.cancel()
+            }
+            canceller.start()
+            let summary = try #require(try session.run(into: [sink]).first)
+            #expect(Wait.until(timeout: 5) { canceller.isFinished })
+            #expect(sink.summary != nil && summary.pos > 0)
+            let devices = sink.journal.filter { $0.kind == "device" }
+            #expect(devices.count >= 2, "waiting, then one stream: \(devices)")
+            let levels = sink.frames.map { $0.rmsDb[0] }
+            #expect(levels.filter { abs($0 + 15) < 0.2 }.count >= 30, "a second of frames at the application's level: \(levels)")
+            #expect(levels.allSatisfy { $0 < -14.5 }, "nothing louder than the application: \(levels.max() ?? 0)")
+        }
+
         @Test("two live sources in one MeterSession: their start calls first, then both metered to their ends, one call at a time")
         func sessionGroup() throws {
             let server = try Live.server()

@@ -8,7 +8,9 @@ import Synchronization
 /// (`pa_stream_set_monitor_stream` before `pa_stream_connect_record`, as pavucontrol's
 /// per-stream meters do). The simple API cannot express this, so this kind of source uses the
 /// asynchronous API: a `pa_threaded_mainloop` and a `pa_context` subscribed to sink-input
-/// events (`pa_context_subscribe`), so streams are followed as they come and go.
+/// events (`pa_context_subscribe`), so streams are followed as they come and go: each event
+/// starts a look at the sink inputs on the loop's thread, whose answers set the followers
+/// there; the reads never wait for it.
 ///
 /// Reads are the capture thread's: each one sums the streams' audio (several streams of the
 /// application at once are mixed) and converts it to the session's sample format. While the
@@ -17,7 +19,7 @@ import Synchronization
 /// (see `read`); `takeDeviceChange` says when the number of streams changes (0: waiting).
 ///
 /// Thread-safety invariant for `@unchecked Sendable`: the followers, their buffers and the
-/// scan run under the threaded main loop's lock (callbacks run with it held); the
+/// looks run under the threaded main loop's lock (callbacks run with it held); the
 /// capture thread alone calls `read` and `takeDeviceChange`.
 public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     public let app: AppSelector
@@ -31,6 +33,13 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     let pulse: ThreadedPulseContext
     private let map: pa_channel_map
     private var followers: [Int: AppStreamFollower] = [:]
+    /// The look at the sink inputs under way, and whether something changed meanwhile (then
+    /// another look follows it).
+    private var looking: PlaybackStreamCollector?
+    private var lookAgain = false
+    /// The first look has answered: until then nobody knows whether the application plays, and
+    /// a read waits rather than hand out silence.
+    private var answered = false
     private var announced: Int?
     /// When the read's audio is due (monotonic seconds): the clock silence is paced by, and
     /// against which a stream is late.
@@ -57,6 +66,12 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
         let pulse = try ThreadedPulseContext(subscribe: PA_SUBSCRIPTION_MASK_SINK_INPUT, cancellation: cancellation)
         self.pulse = pulse
         stop = cancellation.map { ($0, $0.onCancel { pulse.interrupt() }) }
+        // Unowned and unchecked: the loop's thread runs it only until `deinit` stops that thread,
+        // which waits for a callback under way (a checked reference would trap in that window).
+        pulse.locked {
+            pulse.onChange = { [unowned(unsafe) self] in look() }
+            look()  // the first: what already plays
+        }
     }
 
     deinit {
@@ -65,20 +80,36 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
         for f in followers.values { f.disconnect() }
     }
 
-    /// Looks at the sink inputs again: follows each new stream of the application, drops the
-    /// streams that ended or moved (a moved one is followed again on its new sink).
-    private func rescan() {
-        pulse.locked { rescanLocked() }
+    /// Asks for the sinks and sink inputs again (after another look under way, if one is);
+    /// `follow` acts on the answer. On the loop's thread or with its lock held.
+    private func look() {
+        guard looking == nil else {
+            lookAgain = true
+            return
+        }
+        let c = PlaybackStreamCollector { [unowned(unsafe) self] in looked($0) }
+        looking = c
+        c.listBoth(pulse.context)
     }
 
-    private func rescanLocked() {
-        let context = pulse.context
-        let c = PlaybackStreamCollector(threaded: pulse.mainloop)
-        withExtendedLifetime(c) {
-            pulse.finish(c.listSinks(context))
-            pulse.finish(c.listInputs(context))
+    /// A look's answer, on the loop's thread: the followers set from it, a read waiting told,
+    /// and the next look started if something changed meanwhile.
+    private func looked(_ c: PlaybackStreamCollector) {
+        looking = nil
+        answered = true
+        follow(c.streams)
+        pulse.wake.signal()
+        if lookAgain {
+            lookAgain = false
+            look()
         }
-        let mine = Dictionary(c.streams.filter { $0.belongs(to: app) }.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Follows each new stream of the application among `streams`, drops the streams that
+    /// ended or moved (a moved one is followed again on its new sink).
+    private func follow(_ streams: [PlaybackStream]) {
+        let context = pulse.context
+        let mine = Dictionary(streams.filter { $0.belongs(to: app) }.map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
         for (index, f) in followers where f.ended || mine[index]?.monitorSource != f.monitorSource {
             f.disconnect()
             followers[index] = nil
@@ -135,7 +166,6 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
                 lastError = pulse.errorText
                 throw PulseError.streamLost(reason: lastError)
             }
-            if pulse.changed.exchange(false, ordering: .acquiringAndReleasing) { rescan() }
             let now = monotonicSeconds()
             let step = pulse.locked { mixStep(into: out, samples: samples, seconds: Double(frames) / Double(rate), now: now) }
             switch step {
@@ -164,6 +194,7 @@ public final class AppMonitorStream: LiveCapture, @unchecked Sendable {
     /// One look at the streams, the main loop's lock held: sums a read's `samples` into `out`
     /// when it can, else says how long to wait. `seconds`: the read's length.
     private func mixStep(into out: UnsafeMutablePointer<Float>, samples: Int, seconds: Double, now: Double) -> Step {
+        guard answered else { return .wait(until: nil) }
         let active = followers.values.filter { !$0.ended }
         if active.isEmpty {
             (playing, outageSince) = (false, nil)

@@ -55,7 +55,7 @@ final class AppStreamFollower {
             guard state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED else { return }
             let me = Unmanaged<AppStreamFollower>.fromOpaque(ud).takeUnretainedValue()
             me.ended = true
-            me.pulse.changed.store(true, ordering: .releasing)
+            me.pulse.onChange?()  // ended or moved: the owner looks again
             me.pulse.wake.signal()
         }, ud)
         _ = pa.stream_set_monitor_stream(st, UInt32(s.index))

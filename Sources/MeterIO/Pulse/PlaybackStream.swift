@@ -21,15 +21,24 @@ public struct PlaybackStream: Sendable, Equatable {
 }
 
 /// Collects sinks and sink inputs from `pa_context_get_sink_info_list` and
-/// `pa_context_get_sink_input_info_list` callbacks, for a private `pa_mainloop` (introspection)
-/// or a `pa_threaded_mainloop` (`threaded`: signalled at the end of each list, the waiter
-/// holding its lock).
+/// `pa_context_get_sink_input_info_list` callbacks: waited for on a private `pa_mainloop`
+/// (introspection), or handed to `done` when both lists are in (`AppMonitorStream`, on its
+/// threaded loop's thread).
 final class PlaybackStreamCollector {
     var sinks: [UInt32: (name: String, monitor: String)] = [:]
     var inputs: [(index: UInt32, sink: UInt32, application: String?, binary: String?, pid: Int?)] = []
-    let threaded: OpaquePointer?
+    private let done: ((PlaybackStreamCollector) -> Void)?
+    private var listsLeft = 2
 
-    init(threaded: OpaquePointer? = nil) { self.threaded = threaded }
+    init(done: ((PlaybackStreamCollector) -> Void)? = nil) { self.done = done }
+
+    /// Asks for both lists without waiting; `done` runs when the last is in (at once when the
+    /// connection cannot ask). The caller keeps the collector until then.
+    func listBoth(_ context: OpaquePointer) {
+        for op in [listSinks(context), listInputs(context)] {
+            if let op { pa.operation_unref(op) } else { finished() }
+        }
+    }
 
     static func from(_ ud: UnsafeMutableRawPointer) -> PlaybackStreamCollector {
         Unmanaged<PlaybackStreamCollector>.fromOpaque(ud).takeUnretainedValue()
@@ -70,6 +79,7 @@ final class PlaybackStreamCollector {
     }
 
     private func finished() {
-        if let threaded { pa.threaded_mainloop_signal(threaded, 0) }
+        listsLeft -= 1
+        if listsLeft == 0 { done?(self) }
     }
 }

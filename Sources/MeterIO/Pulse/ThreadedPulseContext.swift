@@ -5,17 +5,18 @@ import Synchronization
 /// A connection on libpulse's asynchronous API for the sources that need what the simple API
 /// cannot do (follow events, restrict a stream to a sink input, move a stream): a
 /// `pa_threaded_mainloop` running its own thread, one `pa_context`, subscribed to `mask`
-/// (`pa_context_subscribe`). Every event sets `changed` and signals `wake`, so the capture
-/// thread, between reads, knows it must look again.
+/// (`pa_context_subscribe`). Every event runs the owner's `onChange` on the loop's thread, so
+/// the owner looks again there, never on the thread that reads.
 ///
-/// Thread-safety invariant for `@unchecked Sendable`: libpulse objects are touched only with
-/// the main loop's lock held (`locked`) or from its callbacks (which hold it); the flags are
-/// atomics and `wake` a semaphore.
+/// Thread-safety invariant for `@unchecked Sendable`: libpulse objects and `onChange` are
+/// touched only with the main loop's lock held (`locked`) or from its callbacks (which hold
+/// it); the flags are atomics and `wake` a semaphore.
 final class ThreadedPulseContext: @unchecked Sendable {
     let mainloop: OpaquePointer
     let context: OpaquePointer
-    /// Set by every subscribed event (and by whoever learns something changed).
-    let changed = Atomic<Bool>(true)
+    /// Runs at every subscribed event (and whenever the owner learns something changed), on the
+    /// loop's thread or with its lock held; set it with the lock held.
+    var onChange: (() -> Void)?
     /// The connection failed or the server went away.
     let lost = Atomic<Bool>(false)
     let wake = Wakeup()
@@ -41,9 +42,7 @@ final class ThreadedPulseContext: @unchecked Sendable {
             pa.threaded_mainloop_signal(me.mainloop, 0)
         }, ud)
         pa.context_set_subscribe_callback(context, { _, _, _, ud in
-            let me = Unmanaged<ThreadedPulseContext>.fromOpaque(ud!).takeUnretainedValue()
-            me.changed.store(true, ordering: .releasing)
-            me.wake.signal()
+            Unmanaged<ThreadedPulseContext>.fromOpaque(ud!).takeUnretainedValue().onChange?()
         }, ud)
         let stop = cancellation?.onCancel { [self] in interrupt() }
         defer { if let cancellation, let stop { cancellation.remove(stop) } }
@@ -75,22 +74,8 @@ final class ThreadedPulseContext: @unchecked Sendable {
         return try body()
     }
 
-    /// Waits (lock held) until `op` is done (its callbacks signal the main loop), the
-    /// connection is lost, or the run is stopped (`interrupt`; then `op` is cancelled).
-    func finish(_ op: OpaquePointer?) {
-        guard let op else { return }
-        while pa.operation_get_state(op) == PA_OPERATION_RUNNING && !lost.load(ordering: .acquiring) {
-            if interrupted.load(ordering: .acquiring) {
-                pa.operation_cancel(op)
-                break
-            }
-            pa.threaded_mainloop_wait(mainloop)
-        }
-        pa.operation_unref(op)
-    }
-
     /// A stop request (a `Cancellation` wake-up, from any thread): every wait here ends, the
-    /// connect's, an answer's (`finish`), a read's on `wake`. Takes the loop's lock only as
+    /// connect's and a read's on `wake`. Takes the loop's lock only as
     /// long as a callback holds it.
     func interrupt() {
         interrupted.store(true, ordering: .releasing)
@@ -99,8 +84,8 @@ final class ThreadedPulseContext: @unchecked Sendable {
     }
 
     /// Stops the main loop's thread (`pa_threaded_mainloop_stop`): no callback runs after it,
-    /// so the owner may free its streams. A thread waiting in `finish` is woken and returns (the
-    /// connection counts as lost from then on). Idempotent; never with the lock held.
+    /// so the owner may free its streams (the connection counts as lost from then on).
+    /// Idempotent; never with the lock held.
     ///
     /// Owners call it in their `deinit`, before they let go of this object: a callback holds
     /// the object while it runs, and were its release the last one, `deinit` would run on the
