@@ -104,7 +104,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
         return s
     }
 
-    enum Start { case ready, failed(PulseError) }
+    private enum Start { case ready, failed(PulseError) }
 
     /// How a connecting stream stands: ready, failed (then disconnected and released: it
     /// failed, its time ran out, or the run was stopped), or nil while it is still connecting.
