@@ -4,9 +4,10 @@
 /// analysis thread; both run exactly this code, so the same samples give the same frames.
 /// Frame k ends at pos = k*hop; `finish()` emits a last partial hop with its true pos.
 public final class MeterPipeline {
-    /// What is metered, as far as the lines go: a live source's frames carry the wall-clock
-    /// time (`ts`, from `clock`, Unix seconds) and the recent true peak, and its start line
-    /// says `live`; a file's (or stdin's, however slowly it comes) do not. Said once, here.
+    /// What is metered, as far as the lines go: a live source's frames (a capture, or a file
+    /// metered as it plays) carry the wall-clock time (`ts`, from `clock`, Unix seconds) and
+    /// the recent true peak, and its start line says `live`; a file read as fast as it decodes
+    /// (or stdin, however slowly it comes) does not. Said once, here.
     public enum Liveness {
         case file
         case live(clock: () -> Double)
