@@ -145,6 +145,13 @@ public final class PulseDevices: @unchecked Sendable {
         _ = pa.mainloop_dispatch(mainloop)
     }
 
+    /// One main-loop pass whose poll waits at most until `deadline` (monotonic seconds; 10 s at
+    /// most, then the caller looks again), or until an event when there is none.
+    func iterate(until deadline: Double?) {
+        guard let deadline else { return iterate(pollingAtMost: -1) }
+        iterate(pollingAtMost: Int32(max(0, min(deadline - monotonicSeconds(), 10)) * 1e6) + 1)
+    }
+
     private func wait(_ op: OpaquePointer?) throws(PulseError) {
         try finish(until: deadline, op)
     }

@@ -86,7 +86,7 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
             switch starting(s, on: connection, device: device, until: deadline) {
             case .ready: return ready(s, delivered: delivered)
             case .failed(let error): throw error
-            case nil: connection.iterate(pollingAtMost: Int32((deadline - monotonicSeconds()) * 1e6) + 1)
+            case nil: connection.iterate(until: deadline)
             }
         }
     }
@@ -236,18 +236,16 @@ public final class PulseRecordStream: LiveCapture, @unchecked Sendable {
                 if n > 0 { return (data, n, 0) }
                 delivered.pointee = false
             }
-            connection.iterate(pollingAtMost: pollTimeout)
+            connection.iterate(until: nextDue)
             watch()  // an event woke the loop: the stream may be elsewhere now
         }
     }
 
-    /// How long a pass of the main loop may wait without an event: until the watcher or the
-    /// stream connecting on the default has something to do (-1: until an event).
-    private var pollTimeout: Int32 {
-        let watching = watcher?.pollTimeout ?? -1
-        guard let incoming else { return watching }
-        let connecting = Int32(max(0, min(incoming.deadline - monotonicSeconds(), 10)) * 1e6) + 1
-        return watching < 0 ? connecting : min(watching, connecting)
+    /// Until when a pass of the main loop may wait without an event: until the watcher or the
+    /// stream connecting on the default has something to do (nil: until an event).
+    private var nextDue: Double? {
+        guard let connecting = incoming?.deadline else { return watcher?.nextDue }
+        return min(connecting, watcher?.nextDue ?? connecting)
     }
 
     private func lost() -> PulseError {

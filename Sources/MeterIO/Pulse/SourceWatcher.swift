@@ -185,12 +185,11 @@ final class SourceWatcher {
         return decided
     }
 
-    /// How long the main loop may sleep before `poll` has something to do without an event
-    /// (a look to start, a retry, a look to give up), in microseconds; -1: until an event.
-    var pollTimeout: Int32 {
+    /// When `poll` next has something to do without an event (a look to start: now; a look to
+    /// give up; a retry), in monotonic seconds; nil: only at an event.
+    var nextDue: Double? {
         if look == nil && connection.changed { return 0 }  // a look to start
-        guard let due = look.map({ $0.started + Self.answerSeconds }) ?? retryAt else { return -1 }
-        return Int32(max(0, min(due - monotonicSeconds(), 10)) * 1e6) + 1
+        return look.map { $0.started + Self.answerSeconds } ?? retryAt
     }
 
     /// The last answer of `s` came: what to do about where the stream is.
