@@ -62,11 +62,11 @@ import Testing
     }
 
     @Test func headerFigures() {
-        #expect(MinMaxAccumulator(channels: 2, split: true, layout: .fixed(samplesPerPixel: 256)).pixelCount(frames: 513) == 3)
-        #expect(MinMaxAccumulator(channels: 2, split: true, layout: .fixed(samplesPerPixel: 256)).pixelCount(frames: 0) == 0)
+        #expect(MinMaxAccumulator.Layout.fixed(samplesPerPixel: 256).pixelCount(frames: 513) == 3)
+        #expect(MinMaxAccumulator.Layout.fixed(samplesPerPixel: 256).pixelCount(frames: 0) == 0)
         #expect(MinMaxAccumulator(channels: 2, split: true, layout: .fixed(samplesPerPixel: 256)).outputChannels == 2)
         let bars = MinMaxAccumulator(channels: 2, split: false, layout: .bars(count: 4, frames: 10))
-        #expect(bars.pixelCount(frames: 10) == 4 && bars.samplesPerPixel == 3 && bars.outputChannels == 1)
-        #expect(MinMaxAccumulator(channels: 1, split: false, layout: .bars(count: 10, frames: 3)).samplesPerPixel == 1)
+        #expect(bars.layout.pixelCount(frames: 10) == 4 && bars.layout.samplesPerPixel == 3 && bars.outputChannels == 1)
+        #expect(MinMaxAccumulator.Layout.bars(count: 10, frames: 3).samplesPerPixel == 1)
     }
 }

@@ -15,6 +15,23 @@ public struct MinMaxAccumulator {
         case bars(count: Int, frames: Int)
         /// One pixel every `samplesPerPixel` frames.
         case fixed(samplesPerPixel: Int)
+
+        /// Samples per pixel as a reader's header states it: the fixed step, or F/N rounded
+        /// (each bar pixel holds floor or ceil of F/N frames), at least 1.
+        public var samplesPerPixel: Int {
+            switch self {
+            case .fixed(let spp): return spp
+            case .bars(let n, let f): return max(1, Int((Double(f) / Double(n)).rounded()))
+            }
+        }
+
+        /// Pixels a sound of `frames` frames gives.
+        public func pixelCount(frames: Int) -> Int {
+            switch self {
+            case .bars(let n, _): return n
+            case .fixed(let spp): return (frames + spp - 1) / spp
+            }
+        }
     }
 
     public let channels: Int
@@ -43,23 +60,6 @@ public struct MinMaxAccumulator {
         pair = Array(repeating: 0, count: 2 * outputChannels)
         pixelEnd = 0
         pixelEnd = end(ofPixel: 0)
-    }
-
-    /// Samples per pixel as a reader's header states it: the fixed step, or F/N rounded (each
-    /// bar pixel holds floor or ceil of F/N frames), at least 1.
-    public var samplesPerPixel: Int {
-        switch layout {
-        case .fixed(let spp): return spp
-        case .bars(let n, let f): return max(1, Int((Double(f) / Double(n)).rounded()))
-        }
-    }
-
-    /// Pixels a sound of `frames` frames gives.
-    public func pixelCount(frames: Int) -> Int {
-        switch layout {
-        case .bars(let n, _): return n
-        case .fixed(let spp): return (frames + spp - 1) / spp
-        }
     }
 
     private func end(ofPixel i: Int) -> Int {

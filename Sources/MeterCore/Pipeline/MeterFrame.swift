@@ -38,6 +38,9 @@ public struct MeterFrame: Sendable, Equatable {
     /// written before the frame's own line.
     @Boxed public var period: PeriodReport? = nil
     @Boxed public var day: DayReport? = nil
+    /// A waveform run's min/max pixels this hop finished ((min, max) per output channel each,
+    /// in order; `WaveformRequest.pixels`); empty otherwise. Not an NDJSON field.
+    public var pixels: [Float] = []
 
     public init(pos: Int, ts: Double? = nil, rmsDb: [Double], peakDb: [Double], bandsDb: [Double]? = nil,
                 clipSamples: [Int]? = nil) {
@@ -125,6 +128,10 @@ public struct StreamSummary: Sendable, Equatable {
     /// written before the end line.
     @Boxed public var period: PeriodReport? = nil
     @Boxed public var day: DayReport? = nil
+    /// A waveform run's bars (`WaveformRequest.bars`), of the frames up to `pos`.
+    @Boxed public var waveform: Waveform? = nil
+    /// A waveform run's last min/max pixels, finished at the end (as `MeterFrame.pixels`).
+    public var pixels: [Float] = []
 
     public var duration: Double { rate > 0 ? Double(pos) / Double(rate) : 0 }
 

@@ -79,11 +79,13 @@ public final class MeterPipeline {
 
     /// What `settings` ask to measure, one line each, in the order each frame is filled: the
     /// readings first, then what reads them (events, alarms, the ballistics' dBFS meter read
-    /// the levels; alarms also loudness and the sound level).
+    /// the levels; alarms also loudness and the sound level). A waveform run's picture is
+    /// measured alone.
     /// `live`: only live frames carry the recent true peak.
     static func measurements(_ valid: ValidSettings, transform: (any PowerSpectrumTransform)?, live: Bool,
                              deferBands: Bool) -> [any Measurement] {
         let s = valid.settings
+        if let picture = s.waveform { return [WaveformMeasurement(picture, s)] }
         var list: [any Measurement] = [LevelMeasurement(s)]
         if s.loudness { list.append(LoudnessMeasurement(s, recentPeak: live)) }
         if let spl = s.spl { list.append(SoundLevelMeasurement(spl, s)) }

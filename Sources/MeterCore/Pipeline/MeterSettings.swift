@@ -37,6 +37,8 @@ public struct MeterSettings: Sendable, Equatable {
     public var vuReference: Double = -18
     /// `--alarm`s, in the order given (`AlarmDetector`).
     public var alarms: [AlarmSpec] = []
+    /// A `waveform` run's picture, its only measurement; nil for every other run.
+    public var waveform: WaveformRequest? = nil
 
     public init(rate: Int = 48000, channels: Int = 2, fps: Double = 30, windowMs: Double = 50,
                 bands: Int = 0, fftSize: Int = 2048, fmin: Double = 50, fmax: Double? = nil,

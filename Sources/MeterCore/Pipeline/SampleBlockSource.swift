@@ -73,10 +73,9 @@ extension SampleBlockSource {
         return try forEachFloatBlock(blockFrames: blockFrames, shouldStop: shouldStop) { try body(.float($0), $1) }
     }
 
-    /// The read loop for a consumer of Floats (the waveform's accumulators): every block read
-    /// into a buffer of `blockFrames` as Floats, whatever the source could lend.
-    @discardableResult
-    public func forEachFloatBlock(blockFrames: Int = 16384, shouldStop: () -> Bool = { false },
+    /// `forEachBlock` of a source that neither lends nor delivers 16-bit samples: every block
+    /// read into a buffer of `blockFrames` as Floats.
+    private func forEachFloatBlock(blockFrames: Int = 16384, shouldStop: () -> Bool = { false },
                                   _ body: (UnsafePointer<Float>, _ frames: Int) throws -> Void) throws -> Int {
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * channels)
         defer { buffer.deallocate() }

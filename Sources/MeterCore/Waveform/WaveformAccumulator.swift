@@ -45,7 +45,8 @@ public struct WaveformAccumulator {
         var i = 0
         while i < frames && framesSeen < totalFrames {
             let n = min(frames - i, barEnd - framesSeen)
-            var acc: Double = 0
+            // Summed on from the bar's sum so far: the same sum however the frames come in blocks.
+            var acc = sumSquares[bar]
             var pk = peaks[bar]
             for f in i..<(i + n) {
                 let p = samples + f * channels
@@ -55,7 +56,7 @@ public struct WaveformAccumulator {
                 acc += Double(m) * Double(m)
                 pk = max(pk, abs(m))
             }
-            sumSquares[bar] += acc
+            sumSquares[bar] = acc
             peaks[bar] = pk
             i += n
             framesSeen += n

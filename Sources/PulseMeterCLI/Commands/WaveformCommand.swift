@@ -48,7 +48,7 @@ enum WaveformCommand {
             return try ManyFiles.run(a, cancellation: cancellation) { path in
                 ManyFiles.outcome(command: "waveform") { warn in
                     var w = try WaveformPasses.bars(path: path, bars: bars, floorDb: floorDb, warn: warn,
-                                                    shouldStop: { cancellation.isCancelled })
+                                                    cancellation: cancellation, threads: .inline)
                     w.normalized = normalize
                     return (Array(WaveformRenderer.json(w, file: path.string).utf8), w.complete)
                 }
@@ -59,7 +59,7 @@ enum WaveformCommand {
         if let pixels { return try writePixels(reader, pixels, bars: bars, path: path, a, cancellation: cancellation) }
         // A file stops between blocks; stdin has already ended at the signal (all that came).
         var waveform = try WaveformPasses.bars(reader, bars: bars, floorDb: floorDb,
-                                               shouldStop: { !path.isDash && cancellation.isCancelled })
+                                               cancellation: path.isDash ? Cancellation() : cancellation)
         if path.isDash && cancellation.isCancelled { waveform.framesRead = waveform.frames }
         waveform.normalized = normalize
         try write(waveform, format: format, style: style, to: try OutputChoice.open(a))

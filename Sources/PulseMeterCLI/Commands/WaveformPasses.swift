@@ -2,45 +2,53 @@ import MeterCore
 import MeterIO
 
 /// waveform's reading of one file, for its bars (json, svg, ansi, and play's picture) and its
-/// min/max pixels (dat, audiowaveform-json, peaks) alike: whole passes through the one read
-/// loop (`forEachFloatBlock`) into an accumulator, and the second pass that a length needed up
-/// front asks for when the header's is not what decodes. Memory stays flat however long the file.
+/// min/max pixels (dat, audiowaveform-json, peaks) alike: each pass a session of the one engine
+/// whose only measurement is the picture (`WaveformRequest`), and the second pass that a length
+/// needed up front asks for when the header's is not what decodes. Memory stays flat however
+/// long the file.
 enum WaveformPasses {
+    /// Frames a second a pass's pipeline hands on: how often a pixel run's pixels go out.
+    static let fps = 10.0
+
     /// The bars of an audio file (through ffmpeg what libsndfile does not read).
     static func bars(path: FilePath, bars: Int, floorDb: Double, warn: (String) -> Void = CLI.warn,
-                     shouldStop: () -> Bool = { false }) throws -> Waveform {
-        try self.bars(try AudioFile.open(path), bars: bars, floorDb: floorDb, warn: warn, shouldStop: shouldStop)
+                     cancellation: Cancellation = Cancellation(),
+                     threads: SessionDescription.Threads = .spread) throws -> Waveform {
+        try self.bars(try AudioFile.open(path), bars: bars, floorDb: floorDb, warn: warn,
+                      cancellation: cancellation, threads: threads)
     }
 
-    /// Streams the file once with the frame count its header gives; if the file holds a
-    /// different number of frames (a truncated data chunk, an estimated MP3 or m4a length), runs
-    /// a second pass with the true count so bar boundaries are exact. `shouldStop` (polled
-    /// between blocks) cuts it short: the waveform so far, with `framesRead`.
+    /// Meters the file once with the frame count its header gives; if the file holds a
+    /// different number of frames (a truncated data chunk, an estimated MP3 or m4a length), a
+    /// second pass with the true count, so that bar boundaries are exact. A stop
+    /// (`cancellation`) cuts it short: the waveform so far, with `framesRead`.
     static func bars(_ reader: any AudioFileSource, bars: Int, floorDb: Double,
-                     warn: (String) -> Void = CLI.warn, shouldStop: () -> Bool = { false }) throws -> Waveform {
+                     warn: (String) -> Void = CLI.warn, cancellation: Cancellation = Cancellation(),
+                     threads: SessionDescription.Threads = .spread) throws -> Waveform {
         var frames = reader.declaredFrames
         let file = reader as? SoundFileReader  // how its decoding ended is worded (InputEnding)
         for _ in 0..<2 {
-            var acc = WaveformAccumulator(totalFrames: frames, bars: bars, channels: reader.channels)
-            let seen = try reader.forEachFloatBlock(shouldStop: shouldStop) { acc.push($0, frames: $1) }
-            if shouldStop() {
-                var partial = acc.result(rate: reader.rate, floorDb: floorDb)
-                partial.framesRead = seen
-                return partial
+            let summary = try pass(reader, .bars(count: bars, frames: frames, floorDb: floorDb), into: DiscardingSink(),
+                                   cancellation: cancellation, threads: threads)
+            var waveform = summary.waveform!  // a bars request's end line carries them
+            if summary.complete == false {
+                waveform.framesRead = summary.pos
+                return waveform
             }
             if let file, case .decodeError = file.ending { try InputEnding.report(file, warn: warn) }  // no second pass past damage
-            if seen == frames {
+            if summary.pos == frames {
                 if let file { try InputEnding.report(file, warn: warn) }
-                return acc.result(rate: reader.rate, floorDb: floorDb)
+                return waveform
             }
-            frames = seen
+            frames = summary.pos
             try rewind(reader)
         }
         throw lengthsDiffer(reader)
     }
 
-    /// Writes the pixels of `reader` to `output` in one pass (plus a counting pass when the
-    /// length is needed up front and the header's is not exact).
+    /// Writes the pixels of `reader` to `output` in one pass (after a pass that counts the
+    /// frames when the length is needed up front and the header's is not exact). A stop signal
+    /// does not cut it short: the header of a document may already state its length.
     static func pixels(_ reader: any AudioFileSource, _ options: PixelOptions, bars: Int,
                        to output: any ByteOutput, warn: (String) -> Void = CLI.warn) throws {
         let file = reader as? SoundFileReader
@@ -51,7 +59,7 @@ enum WaveformPasses {
             if lengthIsExact(reader) {
                 frames = reader.declaredFrames
             } else {
-                frames = try reader.forEachFloatBlock { _, _ in }
+                frames = try pass(reader, .length, into: DiscardingSink()).pos
                 if let file, case .decodeError = file.ending { try InputEnding.report(file, warn: warn) }
                 try rewind(reader)
             }
@@ -66,15 +74,25 @@ enum WaveformPasses {
             }
             layout = .fixed(samplesPerPixel: reader.rate / pps)
         }
-        var acc = MinMaxAccumulator(channels: reader.channels, split: options.split, layout: layout)
+        let outputChannels = options.split ? reader.channels : 1
         let writer = try WaveformDataWriter(format: options.format, output: output, rate: reader.rate,
-                                            samplesPerPixel: acc.samplesPerPixel, channels: acc.outputChannels,
-                                            length: frames.map { acc.pixelCount(frames: $0) })
-        let seen = try reader.forEachFloatBlock { try acc.push($0, frames: $1, emit: writer.pixel) }
+                                            samplesPerPixel: layout.samplesPerPixel, channels: outputChannels,
+                                            length: frames.map { layout.pixelCount(frames: $0) })
+        let sink = WaveformPixelSink(writer: writer, outputChannels: outputChannels, statedFrames: frames)
+        let seen = try pass(reader, .pixels(split: options.split, layout: layout), into: sink).pos
         if let file { try InputEnding.report(file, warn: warn) }
         if let frames, seen != frames { throw lengthsDiffer(reader) }
-        try acc.finish(emit: writer.pixel)
-        try writer.finish(frames: seen)
+    }
+
+    /// One pass: `reader` from where it is to its end (or the cancellation) through a session
+    /// whose one measurement is `picture`, into `sink`; its end line.
+    private static func pass(_ reader: any AudioFileSource, _ picture: WaveformRequest, into sink: any FrameSink,
+                             cancellation: Cancellation = Cancellation(),
+                             threads: SessionDescription.Threads = .spread) throws -> StreamSummary {
+        var settings = MeterSettings(rate: reader.rate, channels: reader.channels, fps: min(fps, Double(reader.rate)))
+        settings.waveform = picture
+        let description = SessionDescription(sources: [.init(reader, settings: try ValidSettings(settings))], threads: threads)
+        return try MeterSession(description, cancellation: cancellation).run(into: [sink])[0]
     }
 
     /// True when `reader`'s declared length is what it decodes: a header-based PCM container
