@@ -143,6 +143,30 @@ import TestSupport
         Tool.expectError(try Tool.run(["analyze", text]), 65, mentions: ["\(text) is not audio that libsndfile or ffmpeg can decode"])
     }
 
+    /// `--duration` stops reading while ffmpeg still has most of the file to write: the run
+    /// ends with its end line at the duration (ffmpeg, blocked on the full pipe, is ended, not
+    /// waited for; it used to hang there for good). A run still going after 60 s is killed,
+    /// so the test fails rather than hangs.
+    @Test func aDurationShorterThanTheFileEndsTheDecoder() throws {
+        let dir = try TempDir()
+        let (file, _, _) = try Self.encoded(dir, "long.m4a", codec: ["-c:a", "aac"])
+        let out = dir.path("out.ndjson")
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Tool.binary)
+        p.arguments = ["analyze", file, "--duration", "0.25", "-f", "ndjson"]
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let ended = Wait.until(timeout: 60, interval: 0.01) { !p.isRunning }
+        if !ended { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+        #expect(ended, "analyze --duration 0.25 of a 2 s m4a still ran after 60 s")
+        #expect(p.terminationStatus == 0)
+        let end = try #require(try Tool.ndjson(Tool.Result(status: 0, stdout: Data(contentsOf: URL(fileURLWithPath: out)), stderr: Data())).last)
+        #expect(end["type"] as? String == "end" && end["pos"] as? Int == 12000 && end["complete"] as? Bool == true)
+    }
+
     @Test func waveformReadsRawPCMFromStdin() throws {
         let dir = try TempDir()
         for encoding in [TestAudio.Encoding.s16, .f32] {

@@ -102,9 +102,13 @@ public final class FFmpegDecoder: AudioFileSource {
         }
     }
 
+    /// Ends a decoder that may still be writing: our end of its pipe closed first, so that a
+    /// write blocked on a full pipe fails (ffmpeg takes SIGTERM only between writes: a run
+    /// that stopped reading early, `--duration`, waited for it forever).
     private func stopChild() {
         guard let c = child else { return }
         pcm = nil
+        c.closeStdout()
         c.signal(SIGTERM)
         c.wait()
         child = nil
