@@ -102,15 +102,12 @@ public final class FFmpegDecoder: AudioFileSource {
         }
     }
 
-    /// Ends a decoder that may still be writing: our end of its pipe closed first, so that a
-    /// write blocked on a full pipe fails (ffmpeg takes SIGTERM only between writes: a run
-    /// that stopped reading early, `--duration`, waited for it forever).
+    /// Ends a decoder that may still be writing (a run that stopped reading early,
+    /// `--duration`, once waited for it forever).
     private func stopChild() {
         guard let c = child else { return }
         pcm = nil
-        c.closeStdout()
-        c.signal(SIGTERM)
-        c.wait()
+        c.stopReading(signal: SIGTERM)
         child = nil
     }
 

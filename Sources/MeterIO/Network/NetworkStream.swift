@@ -115,12 +115,9 @@ public final class NetworkStream: LiveCapture, @unchecked Sendable {
         }
     }
 
-    /// Ends ffmpeg at once (a decoder has nothing to finish): our end of its output closed
-    /// first, so it cannot block writing, then SIGKILL.
+    /// Ends ffmpeg at once (a decoder has nothing to finish).
     private func end() {
-        child.closeStdout()
-        child.signal(SIGKILL)
-        child.wait()
+        child.stopReading(signal: SIGKILL)
     }
 
     /// Waits for ffmpeg's output (data or its end), at most `seconds`, or a stop.

@@ -174,9 +174,19 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Closes our end of the child's stdout: a child still writing gets EPIPE instead of
     /// blocking on a pipe nobody reads.
-    public func closeStdout() {
+    private func closeStdout() {
         if stdoutFD >= 0 { Glibc.close(stdoutFD) }
         stdoutFD = -1
+    }
+
+    /// Ends a child whose output we no longer read (a decoder): our end of its stdout closed
+    /// first, so that a write blocked on the full pipe fails (a signal alone may wait for that
+    /// write: ffmpeg acts on SIGTERM only between writes), then `signal`, then reaped.
+    @discardableResult
+    public func stopReading(signal: Int32) -> Termination {
+        closeStdout()
+        self.signal(signal)
+        return wait()
     }
 
     /// Closes our end of the child's stdin: its end of input.
