@@ -28,11 +28,11 @@ import Testing
             var i = 0
             while i < frames {
                 let n = min(chunk, frames - i)
-                acc.push(p.baseAddress! + i * channels, frames: n) { out += $0 }
+                acc.push(p.baseAddress! + i * channels, frames: n, into: &out)
                 i += n
             }
         }
-        acc.finish { out += $0 }
+        acc.finish(into: &out)
         return out
     }
 

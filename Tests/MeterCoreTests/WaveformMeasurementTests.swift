@@ -67,8 +67,8 @@ import TestSupport
         for split in [false, true] {
             var direct = MinMaxAccumulator(channels: 2, split: split, layout: layout)
             var expected: [Float] = []
-            samples.withUnsafeBufferPointer { direct.push($0.baseAddress!, frames: frames) { expected += $0 } }
-            direct.finish { expected += $0 }
+            samples.withUnsafeBufferPointer { direct.push($0.baseAddress!, frames: frames, into: &expected) }
+            direct.finish(into: &expected)
             for blocks in Self.blockings {
                 let run = try Self.run(samples, channels: 2, .pixels(split: split, layout: layout), blocks: blocks)
                 #expect(run.frames.flatMap(\.pixels) + run.end.pixels == expected, "blocks \(blocks), split \(split)")

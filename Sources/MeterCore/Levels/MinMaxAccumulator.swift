@@ -1,6 +1,7 @@
 /// Streams a sound into min/max pairs per pixel, the data of audiowaveform's `.dat`/JSON
-/// formats and of wavesurfer.js `peaks`, handing each finished pixel to the caller so memory
-/// stays flat however long the sound (the caller encodes and writes pixels as they come).
+/// formats and of wavesurfer.js `peaks`, appending each finished pixel to the caller's array
+/// so memory stays flat however long the sound (a waveform run's frames carry them to the
+/// writer, which encodes and writes them as they come).
 ///
 /// Pixels are laid out either as the waveform's bars (pixel i covers frames
 /// [floor(i*F/N), floor((i+1)*F/N)), so exactly N pixels, empty ones reading 0) or every
@@ -44,7 +45,6 @@ public struct MinMaxAccumulator {
     private var maxs: [Float]
     private var inPixel = 0        // frames in the current pixel so far
     private var pixelEnd: Int      // frame index where the current pixel ends
-    private var pair: [Float]      // the pixel handed to `emit`, reused
 
     public init(channels: Int, split: Bool, layout: Layout) {
         precondition(channels >= 1)
@@ -57,7 +57,6 @@ public struct MinMaxAccumulator {
         self.layout = layout
         mins = Array(repeating: .infinity, count: outputChannels)
         maxs = Array(repeating: -.infinity, count: outputChannels)
-        pair = Array(repeating: 0, count: 2 * outputChannels)
         pixelEnd = 0
         pixelEnd = end(ofPixel: 0)
     }
@@ -69,12 +68,11 @@ public struct MinMaxAccumulator {
         }
     }
 
-    /// Adds `frames` interleaved frames; `emit` gets each pixel finished by them as
-    /// (min, max) pairs per output channel, interleaved. In the bar layout frames past F are
-    /// ignored (`framesSeen` stops at F).
-    public mutating func push(_ samples: UnsafePointer<Float>, frames: Int,
-                              emit: (UnsafeBufferPointer<Float>) throws -> Void) rethrows {
-        try emitEmpty(emit)
+    /// Adds `frames` interleaved frames; each pixel finished by them is appended to `pixels`
+    /// as (min, max) pairs per output channel, interleaved. In the bar layout frames past F
+    /// are ignored (`framesSeen` stops at F).
+    public mutating func push(_ samples: UnsafePointer<Float>, frames: Int, into pixels: inout [Float]) {
+        emitEmpty(into: &pixels)
         let c = channels
         let divisor = Float(c)
         var i = 0
@@ -105,35 +103,34 @@ public struct MinMaxAccumulator {
             i += n
             framesSeen += n
             inPixel += n
-            if framesSeen == pixelEnd { try emitPixel(emit) }
-            try emitEmpty(emit)
+            if framesSeen == pixelEnd { emitPixel(into: &pixels) }
+            emitEmpty(into: &pixels)
         }
     }
 
-    /// Emits what is left: the partial last pixel, and in the bar layout any empty pixels up to N.
-    public mutating func finish(emit: (UnsafeBufferPointer<Float>) throws -> Void) rethrows {
-        if inPixel > 0 { try emitPixel(emit) }
+    /// Appends what is left: the partial last pixel, and in the bar layout any empty pixels up to N.
+    public mutating func finish(into pixels: inout [Float]) {
+        if inPixel > 0 { emitPixel(into: &pixels) }
         if case .bars(let n, _) = layout {
-            while pixelsEmitted < n { try emitPixel(emit) }
+            while pixelsEmitted < n { emitPixel(into: &pixels) }
         }
     }
 
     /// Bar pixels that hold no frame (F < N) are emitted as soon as they are reached.
-    private mutating func emitEmpty(_ emit: (UnsafeBufferPointer<Float>) throws -> Void) rethrows {
+    private mutating func emitEmpty(into pixels: inout [Float]) {
         guard case .bars(let n, _) = layout else { return }
-        while pixelsEmitted < n && inPixel == 0 && pixelEnd == framesSeen { try emitPixel(emit) }
+        while pixelsEmitted < n && inPixel == 0 && pixelEnd == framesSeen { emitPixel(into: &pixels) }
     }
 
-    private mutating func emitPixel(_ emit: (UnsafeBufferPointer<Float>) throws -> Void) rethrows {
+    private mutating func emitPixel(into pixels: inout [Float]) {
         for ch in 0..<outputChannels {
-            pair[2 * ch] = inPixel > 0 ? mins[ch] : 0
-            pair[2 * ch + 1] = inPixel > 0 ? maxs[ch] : 0
+            pixels.append(inPixel > 0 ? mins[ch] : 0)
+            pixels.append(inPixel > 0 ? maxs[ch] : 0)
             mins[ch] = .infinity
             maxs[ch] = -.infinity
         }
         inPixel = 0
         pixelsEmitted += 1
         pixelEnd = end(ofPixel: pixelsEmitted)
-        try pair.withUnsafeBufferPointer { try emit($0) }
     }
 }

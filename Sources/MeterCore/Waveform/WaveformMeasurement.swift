@@ -12,6 +12,14 @@ public enum WaveformRequest: Sendable, Equatable {
     /// Nothing drawn: the stream's length (its end line's `pos`), for a picture that must
     /// state it before its first pixel.
     case length
+
+    /// The frames a second of audio (`MeterSettings.fps`) its run hands on: one for bars and a
+    /// length, whose frames carry nothing (each frame costs a little), and for pixels enough
+    /// that a frame carries at most 1,024 of them.
+    public func framesPerSecond(rate: Int) -> Double {
+        guard case .pixels(_, let layout) = self else { return min(1, Double(rate)) }
+        return min(Double(rate), max(1, Double(rate) / Double(layout.samplesPerPixel * 1024)))
+    }
 }
 
 /// The waveform as one of the pipeline's measurements: each block into the accumulator the
@@ -41,7 +49,7 @@ final class WaveformMeasurement: Measurement {
 
     func push(_ block: SignalBlock) {
         bars?.push(block.interleaved, frames: block.count)
-        pixels?.push(block.interleaved, frames: block.count) { finished.append(contentsOf: $0) }
+        pixels?.push(block.interleaved, frames: block.count, into: &finished)
     }
 
     /// The pipeline reuses its frame: one that finished no pixel carries none.
@@ -52,7 +60,7 @@ final class WaveformMeasurement: Measurement {
 
     /// The last pixels: the partial one, and in the bar layout the empty ones left.
     func finish(at pos: Int) {
-        pixels?.finish { finished.append(contentsOf: $0) }
+        pixels?.finish(into: &finished)
     }
 
     func fill(_ summary: inout StreamSummary) {

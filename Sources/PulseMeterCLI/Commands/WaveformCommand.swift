@@ -48,7 +48,7 @@ enum WaveformCommand {
             return try ManyFiles.run(a, cancellation: cancellation) { path in
                 ManyFiles.outcome(command: "waveform") { warn in
                     var w = try WaveformPasses.bars(path: path, bars: bars, floorDb: floorDb, warn: warn,
-                                                    cancellation: cancellation, threads: .inline)
+                                                    cancellation: cancellation)
                     w.normalized = normalize
                     return (Array(WaveformRenderer.json(w, file: path.string).utf8), w.complete)
                 }
