@@ -107,6 +107,13 @@ import TestSupport
         for (got, want) in zip(Tool.doubles(end["rms_db"]), prefix.wholeFile().rms) { #expect(abs(got - want) <= 0.0051) }
         let w = try Tool.run(["waveform", damaged])
         Tool.expectError(w, 65, mentions: [damaged, "damaged at frame \(pos) "])
+        // Pixels of a length not stated up front: the document of the frames before the damage,
+        // whole, as the message says (its end line, for waveform's pixels).
+        let peaks = try Tool.run(["waveform", damaged, "-f", "peaks", "--samples-per-pixel", "480"])
+        Tool.expectError(peaks, 65, mentions: [damaged, "damaged at frame \(pos) ", "the results cover the \(pos) frames before"])
+        let document = try #require(try JSONSerialization.jsonObject(with: peaks.stdout) as? [String: Any])
+        #expect(Tool.int(document["length"]) == (pos + 479) / 480)
+        #expect(abs((document["duration"] as? Double ?? 0) - Double(pos) / 48000) < 1e-6)
 
         let cut = try dir.write(Array(bytes[..<half]), "cut.flac")
         let c = try Tool.run(["analyze", cut, "-f", "ndjson"])

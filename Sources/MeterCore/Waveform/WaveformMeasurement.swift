@@ -17,7 +17,7 @@ public enum WaveformRequest: Sendable, Equatable {
     /// length, whose frames carry nothing (each frame costs a little), and for pixels enough
     /// that a frame carries at most 1,024 of them.
     public func framesPerSecond(rate: Int) -> Double {
-        guard case .pixels(_, let layout) = self else { return min(1, Double(rate)) }
+        guard case .pixels(_, let layout) = self else { return 1 }
         return min(Double(rate), max(1, Double(rate) / Double(layout.samplesPerPixel * 1024)))
     }
 }
