@@ -7,13 +7,13 @@ import TestSupport
 
 extension LiveSuite {
     /// The monitoring server in process, its threads all at work at once (run under
-    /// ThreadSanitizer by scripts/test): the producer publishing lines, libmicrohttpd's thread
-    /// and the ticker serving three streams, another thread asking /metrics and /status
-    /// meanwhile, and the end that ends every stream. No sound server takes part, so it runs
+    /// ThreadSanitizer by scripts/test): the producer publishing lines and keeping the history,
+    /// libmicrohttpd's thread and the ticker serving three streams, another thread asking
+    /// /metrics, /status and /history meanwhile, and the end that ends every stream. No sound server takes part, so it runs
     /// in the PulseAudio pass only.
     @Suite("the monitoring server in process", .enabled(if: Live.kind == .pulseaudio, "no sound server involved: run once"))
     struct MonitorHTTPServerTests {
-        @Test("three stream clients get every line in order, as it comes, while /metrics and /status are asked; finish ends every stream")
+        @Test("three stream clients get every line in order, as it comes, while /metrics, /status and /history are asked; finish ends every stream")
         func streamsUnderLoad() throws {
             let server = try MonitorHTTPServer(socket: ListeningSocket(host: "127.0.0.1", port: 0), recording: .none) { LiveProgress() }
             let lines = 400
@@ -28,7 +28,7 @@ extension LiveSuite {
             let pollerDone = DispatchSemaphore(value: 0)
             Thread {
                 while polling.withLock({ $0 }) {
-                    for path in ["/metrics", "/status"] {
+                    for path in ["/metrics", "/status", "/history"] {
                         let status = (try? HTTP.request(port: server.port, path))?.status ?? -1
                         polls.withLock { $0.append(status) }
                     }
@@ -44,9 +44,11 @@ extension LiveSuite {
                     if e.type != ":" { got[c].append(e.data) }
                 }
             }
+            server.history { $0 = FrameHistory(rate: 48000) }
             for batch in 0..<4 {
                 for pos in (batch * lines / 4)..<((batch + 1) * lines / 4) {
                     server.publish([Array((line(pos) + "\n").utf8)], frame: true) { _ in }
+                    server.history { $0.append(Array((line(pos) + "\n").utf8), pos: 4800 * (pos + 1)) }
                 }
                 let last = line((batch + 1) * lines / 4 - 1)
                 for c in streams.indices {
@@ -54,7 +56,11 @@ extension LiveSuite {
                     #expect(got[c].last == last, "batch \(batch) reached stream \(c)")
                 }
             }
-            #expect(Wait.until(timeout: 10) { polls.withLock { $0.count >= 2 } }, "/metrics and /status answered meanwhile")
+            #expect(Wait.until(timeout: 10) { polls.withLock { $0.count >= 3 } }, "/metrics, /status and /history answered meanwhile")
+            // The history holds every frame line published, in order (400 of 0.1 s: all of them).
+            let history = try HTTP.request(port: server.port, "/history")
+            #expect(history.status == 200)
+            #expect(history.text == (0..<lines).map { line($0) + "\n" }.joined())
             let pollsDuringTheRun = polls.withLock { $0 }
             let end = "{\"type\":\"end\"}"
             server.publish([Array((end + "\n").utf8)], frame: false) { _ in }
