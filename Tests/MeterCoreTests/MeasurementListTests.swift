@@ -1,5 +1,6 @@
 @testable import MeterCore
 import Testing
+import TestSupport
 
 /// The pipeline's measurements (`MeterPipeline.measurements`): what the settings ask for, in
 /// the order frames are filled, and the block forms computed for them.
@@ -42,9 +43,35 @@ import Testing
         #expect(try MeterPipeline(settings: ValidSettings(MeterSettings(channels: 3))).signalNeeds == .planar)
     }
 
-    @Test func bandsGetTheMonoMixAndItsSplit() throws {
+    /// Bands read the mono mix, made from the interleaved block: no split unless another
+    /// measurement reads one (loudness, the sound level meter).
+    @Test func bandsGetTheMonoMixWithoutASplit() throws {
         let p = try MeterPipeline(settings: ValidSettings(MeterSettings(bands: 8)), transform: ReferenceFFT(size: 2048))
-        #expect(p.signalNeeds == [.planar, .mono])
+        #expect(p.signalNeeds == .mono)
+        let both = try MeterPipeline(settings: ValidSettings(MeterSettings(bands: 8, loudness: true)), transform: ReferenceFFT(size: 2048))
+        #expect(both.signalNeeds == [.planar, .mono])
+    }
+
+    /// The mono mix is each frame's channels summed in order, then scaled by 1/channels: the
+    /// same bits as mixing the split channels run by run did.
+    @Test(arguments: [2, 3, 6]) func theMonoMixIsTheMeanInChannelOrder(channels: Int) throws {
+        var s = MeterSettings(channels: channels, bands: 8)
+        s.loudness = channels == 3  // with a split beside it too
+        let p = try MeterPipeline(settings: ValidSettings(s), transform: ReferenceFFT(size: 2048))
+        var rng = SeededRNG(seed: UInt64(channels))
+        let n = 1000
+        let x = (0..<(n * channels)).map { _ in Float(rng.signed()) }
+        let mixed = x.withUnsafeBufferPointer { b in
+            let block = p.signals(b.baseAddress!, frames: n)
+            return Array(UnsafeBufferPointer(start: block.mono!, count: n))
+        }
+        let inv = 1 / Float(channels)
+        for i in 0..<n {
+            var m = x[i * channels]
+            for c in 1..<channels { m += x[i * channels + c] }
+            m *= inv
+            #expect(mixed[i].bitPattern == m.bitPattern, "frame \(i)")
+        }
         #expect(try MeterPipeline(settings: ValidSettings(MeterSettings(loudness: true))).signalNeeds == .planar)
     }
 }

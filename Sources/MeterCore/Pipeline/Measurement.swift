@@ -43,7 +43,7 @@ struct SignalNeeds: OptionSet {
     let rawValue: Int
     /// Each channel's samples contiguous.
     static let planar = SignalNeeds(rawValue: 1)
-    /// The mean of the channels (computed from the planar form).
+    /// The mean of the channels (mixed from the interleaved frames).
     static let mono = SignalNeeds(rawValue: 2)
 }
 
@@ -51,8 +51,8 @@ struct SignalNeeds: OptionSet {
 struct SignalBlock {
     /// The frames as fed, interleaved.
     let interleaved: UnsafePointer<Float>
-    /// With `.planar` (or `.mono`): channel c at `planar + c * channelStride` (one channel: the
-    /// block itself, stride 0); nil when no measurement needs it.
+    /// With `.planar`: channel c at `planar + c * channelStride` (one channel: the block itself,
+    /// stride 0); nil when no measurement needs it.
     let planar: UnsafePointer<Float>?
     let channelStride: Int
     /// With `.mono`: the mean of the channels (one channel: the block itself).

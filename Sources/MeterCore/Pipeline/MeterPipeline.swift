@@ -22,7 +22,7 @@ public final class MeterPipeline {
     let channels: Int
     /// What the settings ask to measure, in the order frames are filled (`measurements(...)`).
     private let measurements: [any Measurement]
-    /// The forms of each block the measurements read (`.mono` includes `.planar`).
+    /// The forms of each block the measurements read.
     let signalNeeds: SignalNeeds
     private var hopFill = 0
     /// True once the current hop holds at least one processed (not skipped) frame.
@@ -66,9 +66,7 @@ public final class MeterPipeline {
         case .live(let now): (clock, isLive) = (now, true)
         }
         measurements = Self.measurements(valid, transform: transform, live: isLive, deferBands: deferBands)
-        var needs = measurements.reduce(into: SignalNeeds()) { $0.formUnion($1.needs) }
-        if needs.contains(.mono) { needs.insert(.planar) }
-        signalNeeds = needs
+        signalNeeds = measurements.reduce(into: SignalNeeds()) { $0.formUnion($1.needs) }
         mono = .allocate(capacity: monoCapacity)
         converted = .allocate(capacity: 1024 * settings.channels)
         planar = .allocate(capacity: monoCapacity * settings.channels)

@@ -5,7 +5,7 @@ extension MeterPipeline {
     /// `n` interleaved frames at `block` in the forms `signalNeeds` asks for.
     func signals(_ block: UnsafePointer<Float>, frames n: Int) -> SignalBlock {
         let planar = signalNeeds.contains(.planar) ? deinterleave(block, frames: n) : nil
-        let mono = signalNeeds.contains(.mono) ? monoMix(planar!, frames: n) : nil
+        let mono = signalNeeds.contains(.mono) ? monoMix(block, frames: n) : nil
         return SignalBlock(interleaved: block, planar: planar, channelStride: channels == 1 ? 0 : monoCapacity,
                            mono: mono, count: n)
     }
@@ -29,16 +29,22 @@ extension MeterPipeline {
         return UnsafePointer(planar)
     }
 
-    /// The mono mix (mean of the channels), for the spectrum and the octave bands.
-    private func monoMix(_ channelData: UnsafePointer<Float>, frames n: Int) -> UnsafePointer<Float> {
-        if channels == 1 { return channelData }
-        mono.update(from: channelData, count: n)
-        for c in 1..<channels {
-            let src = channelData + c * monoCapacity
-            for i in 0..<n { mono[i] += src[i] }
-        }
+    /// The mono mix (mean of the channels), for the spectrum and the octave bands: in one pass
+    /// over the interleaved frames, each frame's channels summed in order and scaled (the same
+    /// operations, so the same bits, as summing the split channels run by run).
+    private func monoMix(_ block: UnsafePointer<Float>, frames n: Int) -> UnsafePointer<Float> {
+        if channels == 1 { return block }
         let inv = 1 / Float(channels)
-        for i in 0..<n { mono[i] *= inv }
+        if channels == 2 {
+            for i in 0..<n { mono[i] = (block[2 * i] + block[2 * i + 1]) * inv }
+        } else {
+            for i in 0..<n {
+                let frame = block + i * channels
+                var sum = frame[0]
+                for c in 1..<channels { sum += frame[c] }
+                mono[i] = sum * inv
+            }
+        }
         return UnsafePointer(mono)
     }
 }
