@@ -53,13 +53,16 @@ public struct MinMaxAccumulator {
         case .fixed(let spp): precondition(spp >= 1)
         }
         self.channels = channels
-        self.outputChannels = split ? channels : 1
+        self.outputChannels = Self.outputChannels(channels: channels, split: split)
         self.layout = layout
         mins = Array(repeating: .infinity, count: outputChannels)
         maxs = Array(repeating: -.infinity, count: outputChannels)
         pixelEnd = 0
         pixelEnd = end(ofPixel: 0)
     }
+
+    /// The (min, max) pairs a pixel holds: one per channel split, else one of the mono mix.
+    public static func outputChannels(channels: Int, split: Bool) -> Int { split ? channels : 1 }
 
     private func end(ofPixel i: Int) -> Int {
         switch layout {

@@ -68,7 +68,7 @@ enum WaveformPasses {
             }
             layout = .fixed(samplesPerPixel: reader.rate / pps)
         }
-        let outputChannels = options.split ? reader.channels : 1
+        let outputChannels = MinMaxAccumulator.outputChannels(channels: reader.channels, split: options.split)
         let writer = try WaveformDataWriter(format: options.format, output: output, rate: reader.rate,
                                             samplesPerPixel: layout.samplesPerPixel, channels: outputChannels,
                                             length: frames.map { layout.pixelCount(frames: $0) })
