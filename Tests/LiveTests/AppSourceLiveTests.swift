@@ -151,9 +151,13 @@ extension LiveSuite {
             let dir = try Live.tempDir("appsilence")
             defer { Live.removeTree(dir) }
             let sinks = ["vsink", try Self.secondSink(server)]
+            // Each player plays a minute, longer than a batch can take on a loaded machine: CI52's
+            // first batch started its meters more than the 10 s its players then played after
+            // starting them (one stream of two left when the meters started, the other soon
+            // after). One second holds whole cycles of both tones, and is repeated.
             let files = try [440.0, 1000.0].map { hz in
                 let file = dir + "/tone\(Int(hz)).raw"
-                try writeRaw(Self.tone(rmsDb: -20, hz: hz, seconds: 10), to: file)
+                try writeRaw(Array(repeatElement(Self.tone(rmsDb: -20, hz: hz, seconds: 1), count: 60).joined()), to: file)
                 return file
             }
             // Five runs at once, each its own application name, ten times over; each run's first
@@ -172,6 +176,7 @@ extension LiveSuite {
                 }
                 var playing: [Subprocess] = []
                 defer { for p in playing { p.kill() } }
+                let started = Wait.now()
                 if alreadyPlaying {
                     for name in names { playing += try players(name) }
                     let listed = Wait.until(timeout: 10, interval: 0.05) {
@@ -195,15 +200,18 @@ extension LiveSuite {
                         if line.contains("\"type\":\"frame\""), !line.contains("-160.0") { audible += 1 }
                         return audible > 40
                     }, timeout: 20)
-                    #expect(read.matched, "run \(batch * 5 + k): no 40 frames of audio; stderr: \(m.stderrText)")
+                    let ended = playing.filter { !$0.isRunning }.count
+                    #expect(read.matched, "run \(batch * 5 + k): no 40 frames of audio \(Wait.now() - started) s after the players started (\(ended) of \(playing.count) ended); stderr: \(m.stderrText)")
                     return try parseLines(read.lines)
                 }
+                let read = String(format: "%.1f s after the players started, %d of %d ended", Wait.now() - started,
+                                  playing.filter { !$0.isRunning }.count, playing.count)
                 for m in meters { m.signal(SIGTERM) }
                 for (k, m) in meters.enumerated() {
                     let rest = try parseLines(m.readToEnd(timeout: 10))
                     #expect(m.wait(timeout: 5) == 0, "stderr: \(m.stderrText)")
                     #expect(rest.last?.type == "end", "run \(batch * 5 + k) did not end")
-                    problems += Self.inventedSilence(checked[k], run: batch * 5 + k)
+                    problems += Self.inventedSilence(checked[k], run: batch * 5 + k).map { "\($0) (read \(read))" }
                 }
             }
             #expect(problems.isEmpty, "\(problems.count) of 50 runs: \(problems.prefix(5))")
