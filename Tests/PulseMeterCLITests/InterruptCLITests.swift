@@ -66,7 +66,7 @@ import TestSupport
         /// it can take it.
         /// A run still going 20 s after the signal is killed (SIGKILL): the test fails on its
         /// status rather than hang.
-        func stop(with signal: Int32, thread: pid_t? = nil) -> (status: Int32, lines: [String], stderr: String) {
+        func stop(with signal: Int32, thread: pid_t? = nil) -> (status: Int32, lines: [String], stderr: String, output: Data) {
             kill(thread ?? process.processIdentifier, signal)
             nonisolated(unsafe) let running = process
             Thread.detachNewThread {
@@ -77,7 +77,7 @@ import TestSupport
             try? input.fileHandleForWriting.close()
             process.waitUntilExit()
             let lines = String(decoding: collected, as: UTF8.self).split(separator: "\n").map(String.init)
-            return (process.terminationStatus, lines, err)
+            return (process.terminationStatus, lines, err, collected)
         }
     }
 
@@ -217,5 +217,49 @@ import TestSupport
         #expect(w["complete"] as? Bool == false && Tool.int(w["frames"]) == 16000, "\(r.lines)")
         #expect(Tool.doubles(w["rms_db"]).allSatisfy { abs($0 - 20 * log10(0.5)) < 0.01 })
         #expect(r.stderr == "pulsemeter: interrupted at 2.0 s of stdin; the waveform covers what was read and says \"complete\":false\n")
+    }
+
+    /// The pixel formats of a file stopped part way (held back by the stdout pipe): exit 130,
+    /// the stderr line, and a document that ends in form. peaks: `length` the pixels written,
+    /// `duration` the frames read, each pixel within the sine's peak. dat: its header's length
+    /// kept (60 s at 1000 pixels a second), the sine's pixels up to the point reached, empty
+    /// ones (0, 0) after it, none missing.
+    @Test func pixelFormatsStoppedPartWay() throws {
+        let dir = try TempDir()
+        let long = try Self.sine(dir, "long.wav", seconds: 60)
+        func said(_ seconds: Double) -> String {
+            let tenths = Int((seconds * 10).rounded(.down))
+            return "pulsemeter: interrupted at \(tenths / 10).\(tenths % 10) s of 60.0 s of long.wav; the waveform covers what was read\n"
+        }
+
+        let p = try Running(["waveform", long, "--format", "peaks", "--pixels-per-second", "1000"])
+        #expect(p.waitUntilWritten(), "the JSON fills the pipe")
+        let r = p.stop(with: SIGINT)
+        #expect(r.status == 130, "\(r.stderr)")
+        let peaks = Self.object(r.lines.joined())
+        let data = Tool.doubles(peaks["data"])
+        let length = try #require(Tool.int(peaks["length"]), "a whole document: \(r.lines.last?.suffix(80) ?? "")")
+        let duration = try #require((peaks["duration"] as? NSNumber)?.doubleValue)
+        #expect(length > 0 && length < 60_000 && data.count == 2 * length, "\(length) pixels, \(data.count) values")
+        #expect(abs(duration * 1000 - Double(length)) < 1, "the pixels cover the frames read: \(duration) s, \(length)")
+        #expect(data.allSatisfy { abs($0) <= 0.5001 } && data.max()! > 0.49, "the sine's peak: \(data.max() ?? 0)")
+        #expect(r.stderr == said(duration), "\(r.stderr)")
+
+        let q = try Running(["waveform", long, "--format", "dat", "--pixels-per-second", "1000"])
+        #expect(q.waitUntilWritten(), "the data fills the pipe")
+        let d = q.stop(with: SIGTERM)
+        #expect(d.status == 130, "\(d.stderr)")
+        let bytes = [UInt8](d.output)
+        func int32(_ at: Int) -> Int { Int(Int32(bitPattern: UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24)) }
+        try #require(bytes.count >= 24, "a header")
+        #expect((0..<6).map { int32($0 * 4) } == [2, 0, 48000, 48, 60_000, 1], "version, flags, rate, samples per pixel, length, channels")
+        #expect(bytes.count == 24 + 60_000 * 4, "every pixel the header states: \(bytes.count) bytes")
+        let values = stride(from: 24, to: bytes.count - 1, by: 2).map { Int(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)) }
+        let reached = values.lastIndex { $0 != 0 }.map { $0 / 2 + 1 } ?? 0
+        #expect(reached > 0 && reached < 60_000, "pixels of the sine: \(reached)")
+        #expect(values[..<(2 * reached)].max().map { (16380...16385).contains($0) } == true, "the sine's peak at 16 bits")
+        let tenths = d.stderr.dropFirst("pulsemeter: interrupted at ".count).prefix { $0 != " " }
+        #expect(d.stderr == said(Double(tenths) ?? -1) && abs((Double(tenths) ?? -1) - Double(reached) / 1000) <= 0.1,
+                "\(d.stderr) after \(reached) pixels")
     }
 }

@@ -11,7 +11,9 @@
 /// - `.peaks`: `{"version":1,"rate":..,"channels":..,"samples_per_pixel":..,"data":[min,max,...],
 ///   "duration":..,"length":..}` with floats in [-1, 1], what wavesurfer.js takes as `peaks`.
 /// The JSON formats state `length` (and `duration`) after `data`, so they need no length in
-/// advance; `.dat` needs it in the header.
+/// advance; `.dat` needs it in the header. A document cut short (a stopped run) still ends in
+/// form: `.dat` with empty pixels (0, 0) up to the length its header states, the JSON formats
+/// at the last pixel written, their `length` saying how many.
 public final class WaveformDataWriter {
     public enum Format: Sendable, Equatable {
         case dat(bits: Int)
@@ -30,6 +32,10 @@ public final class WaveformDataWriter {
     private var binary: [UInt8] = []
     private var values = 0
     public private(set) var pixels = 0
+    /// The length the header states (`.dat`).
+    private let statedLength: Int?
+    /// Values per pixel: a min and a max per channel.
+    private let pixelWidth: Int
     private let flushAt = 1 << 16
 
     /// Writes the header. `length` (pixels) is required for `.dat`.
@@ -38,6 +44,8 @@ public final class WaveformDataWriter {
         self.format = format
         self.output = output
         self.rate = rate
+        pixelWidth = 2 * channels
+        if case .dat = format { statedLength = length } else { statedLength = nil }
         switch format {
         case .dat(let bits):
             precondition(length != nil, ".dat needs its length in the header")
@@ -102,10 +110,15 @@ public final class WaveformDataWriter {
         pixels += 1
     }
 
-    /// Ends the document: `frames` is how many frames the pixels covered.
+    /// Ends the document: `frames` is how many frames the pixels covered. A `.dat` document
+    /// short of its stated length gets empty pixels up to it.
     public func finish(frames: Int) throws {
         switch format {
-        case .dat: break
+        case .dat:
+            let empty = [Float](repeating: 0, count: pixelWidth)
+            try empty.withUnsafeBufferPointer { pair in
+                while pixels < statedLength ?? 0 { try pixel(pair) }
+            }
         case .audiowaveformJSON:
             json.byte(UInt8(ascii: "]"))
             json.field("length", pixels)

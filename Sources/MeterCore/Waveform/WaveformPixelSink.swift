@@ -7,7 +7,8 @@ public final class WaveformPixelSink: DiscardingSink {
     private let statedFrames: Int?
 
     /// `statedFrames`: the length the header stated, when it states one; a stream that turns
-    /// out another length ends without its document's end (the caller says why).
+    /// out another length ends without its document's end (the caller says why), one stopped
+    /// part way with it (`WaveformDataWriter.finish`).
     public init(writer: WaveformDataWriter, outputChannels: Int, statedFrames: Int?) {
         self.writer = writer
         pixelWidth = 2 * outputChannels
@@ -19,7 +20,7 @@ public final class WaveformPixelSink: DiscardingSink {
     }
 
     public override func end(_ summary: StreamSummary) throws {
-        if let statedFrames, summary.pos != statedFrames { return }
+        if let statedFrames, summary.pos != statedFrames, summary.complete != false { return }
         try write(summary.pixels)
         try writer.finish(frames: summary.pos)
     }

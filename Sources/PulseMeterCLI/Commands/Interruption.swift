@@ -17,6 +17,14 @@ enum Interruption {
         return exitCode
     }
 
+    /// A waveform whose frames were being counted (its format states the length first) when
+    /// the stop came: "interrupted at 3.2 s of talk.m4a while counting its frames; nothing was
+    /// written". Returns the exit status.
+    static func reportCounting(read frames: Int, rate: Int, name: String) -> Int32 {
+        CLI.error("interrupted at \(seconds(frames, rate)) s of \(name) while counting its frames; nothing was written")
+        return exitCode
+    }
+
     /// A many-file run cut short: how many files were not done, of how many when the list's
     /// length is known (`cutShort` of them stopped part way; their lines say
     /// `"complete":false`). Returns the exit status.

@@ -99,21 +99,32 @@ enum WaveformCommand {
     }
 
     /// Writes min/max pixels (`--format dat|audiowaveform-json|peaks`); exit 130 when a stop
-    /// ended stdin.
+    /// ended stdin or cut the file short.
     static func writePixels(_ reader: any AudioFileSource, _ pixels: PixelOptions, bars: Int, path: FilePath,
                             _ a: ParsedArguments, cancellation: Cancellation) throws -> Int32 {
         let output = try OutputChoice.open(a)
         if case .dat = pixels.format, output.isTerminal {
             throw PulsemeterError(.usage, "--format dat writes binary data: give -o FILE.dat or redirect stdout")
         }
+        // A file stops between blocks; stdin has already ended at the signal (all that came).
+        var end = WaveformPasses.PixelsEnd.whole
         do {
-            try WaveformPasses.pixels(reader, pixels, bars: bars, to: output)
+            end = try WaveformPasses.pixels(reader, pixels, bars: bars, to: output,
+                                            cancellation: path.isDash ? Cancellation() : cancellation)
         } catch is OutputClosed {}
         if path.isDash && cancellation.isCancelled {  // stdin ended by the signal: what came
             return Interruption.report(read: reader.declaredFrames, of: nil, rate: reader.rate,
                                        name: "stdin", what: "waveform", marked: false)
         }
-        return 0
+        let name = path.lastComponent.description
+        switch end {
+        case .whole: return 0
+        case .stopped(let read, let total):
+            return Interruption.report(read: read, of: total, rate: reader.rate,
+                                       name: name, what: "waveform", marked: false)
+        case .stoppedCounting(let read):
+            return Interruption.reportCounting(read: read, rate: reader.rate, name: name)
+        }
     }
 
     /// Writes the bars as JSON, SVG or one ANSI line.

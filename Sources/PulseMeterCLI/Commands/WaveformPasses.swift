@@ -40,11 +40,22 @@ enum WaveformPasses {
         throw lengthsDiffer(reader)
     }
 
+    /// How a pixel run ended.
+    enum PixelsEnd: Equatable {
+        case whole
+        /// A stop (`cancellation`) after `read` frames of `of` (the length counted or declared;
+        /// nil: none known): the document ends in form (`WaveformDataWriter.finish`).
+        case stopped(read: Int, of: Int?)
+        /// A stop while the frames were being counted, before anything was written.
+        case stoppedCounting(read: Int)
+    }
+
     /// Writes the pixels of `reader` to `output` in one pass (after a pass that counts the
-    /// frames when the length is needed up front and the header's is not exact). A stop signal
-    /// does not cut it short: the header of a document may already state its length.
+    /// frames when the length is needed up front and the header's is not exact). A stop
+    /// (`cancellation`) cuts either pass short.
     static func pixels(_ reader: any AudioFileSource, _ options: PixelOptions, bars: Int,
-                       to output: any ByteOutput, warn: (String) -> Void = CLI.warn) throws {
+                       to output: any ByteOutput, warn: (String) -> Void = CLI.warn,
+                       cancellation: Cancellation = Cancellation()) throws -> PixelsEnd {
         let file = reader as? SoundFileReader
         var needsLength = options.spacing == .bars
         if case .dat = options.format { needsLength = true }
@@ -53,7 +64,9 @@ enum WaveformPasses {
             if lengthIsExact(reader) {
                 frames = reader.declaredFrames
             } else {
-                frames = try pass(reader, .length, into: DiscardingSink()).pos
+                let counted = try pass(reader, .length, into: DiscardingSink(), cancellation: cancellation)
+                if counted.complete == false { return .stoppedCounting(read: counted.pos) }
+                frames = counted.pos
                 if let file, case .decodeError = file.ending { try InputEnding.report(file, warn: warn) }
                 try rewind(reader)
             }
@@ -73,9 +86,13 @@ enum WaveformPasses {
                                             samplesPerPixel: layout.samplesPerPixel, channels: outputChannels,
                                             length: frames.map { layout.pixelCount(frames: $0) })
         let sink = WaveformPixelSink(writer: writer, outputChannels: outputChannels, statedFrames: frames)
-        let seen = try pass(reader, .pixels(split: options.split, layout: layout), into: sink).pos
+        let seen = try pass(reader, .pixels(split: options.split, layout: layout), into: sink, cancellation: cancellation)
+        if seen.complete == false {
+            return .stopped(read: seen.pos, of: frames ?? (reader.declaredFrames > 0 ? reader.declaredFrames : nil))
+        }
         if let file { try InputEnding.report(file, warn: warn) }
-        if let frames, seen != frames { throw lengthsDiffer(reader) }
+        if let frames, seen.pos != frames { throw lengthsDiffer(reader) }
+        return .whole
     }
 
     /// One pass: `reader` from where it is to its end (or the cancellation) through a session
