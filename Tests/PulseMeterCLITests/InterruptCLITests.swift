@@ -262,4 +262,27 @@ import TestSupport
         #expect(d.stderr == said(Double(tenths) ?? -1) && abs((Double(tenths) ?? -1) - Double(reached) / 1000) <= 0.1,
                 "\(d.stderr) after \(reached) pixels")
     }
+
+    /// A FIFO named as the file (a pipe, `<(...)`) that stalls while `--format dat` counts its
+    /// frames (its length is not known up front): the stop ends the run at once, though the
+    /// read waits for a writer that never writes again; nothing is written, exit 130.
+    @Test func aStalledFIFOStoppedWhileCounting() throws {
+        let dir = try TempDir()
+        let source = try Self.sine(dir, "source.wav", seconds: 60)
+        let fifo = dir.path("talk.wav")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let out = dir.path("talk.dat")
+        let p = try Running(["waveform", fifo, "--format", "dat", "-o", out])
+        // The header and a second of audio, then nothing more (the writer stays open).
+        let writer = try #require(FileHandle(forWritingAtPath: fifo), "the FIFO opens once the tool reads it")
+        defer { try? writer.close() }
+        writer.write(try Data(contentsOf: URL(fileURLWithPath: source)).prefix(44 + 48000 * 4))
+        #expect(p.wait { var n: Int32 = 0; return ioctl(writer.fileDescriptor, UInt(FIONREAD), &n) == 0 && n == 0 },
+                "the tool took everything written")
+        let r = p.stop(with: SIGINT)
+        #expect(r.status == 130, "stopped without more input: \(r.stderr)")
+        #expect(r.stderr.hasPrefix("pulsemeter: interrupted at ")
+                && r.stderr.hasSuffix(" s of talk.wav while counting its frames; nothing was written\n"), "\(r.stderr)")
+        #expect((try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) == 0, "nothing in the output")
+    }
 }

@@ -9,4 +9,12 @@ public protocol AudioFileSource: SampleBlockSource {
     var declaredFrames: Int { get }
     /// Moves to frame `frame`; false when the file cannot seek there.
     func seek(toFrame frame: Int) -> Bool
+    /// True when a read can wait for its data without waking for a stop: a FIFO or a pipe
+    /// named as the file (`<(...)`). A run then reads it ahead on a thread of its own, so that
+    /// a stop ends the run at once (`MeterSession`).
+    var readsMayWait: Bool { get }
+}
+
+extension AudioFileSource {
+    public var readsMayWait: Bool { false }
 }

@@ -44,6 +44,8 @@ public final class SoundFileReader: AudioFileSource, Int16BlockSource {
     public private(set) var ending: Ending?
     private var handle: OpaquePointer?
     private let fd: Int32
+    /// Not a regular file (a FIFO, a pipe, a device): a read may wait for a writer.
+    public let readsMayWait: Bool
     /// For 16-bit PCM files: shorts are read raw (`sf_readf_short`) and converted here in a
     /// loop the compiler vectorizes, about three times faster than libsndfile's own conversion.
     private let shorts = ScratchBuffer<Int16>()
@@ -106,6 +108,8 @@ public final class SoundFileReader: AudioFileSource, Int16BlockSource {
         }
         handle = h
         self.fd = fd
+        var st = stat()
+        readsMayWait = fstat(fd, &st) != 0 || st.st_mode & S_IFMT != S_IFREG
         self.path = path
         rate = Int(info.samplerate)
         channels = Int(info.channels)

@@ -135,7 +135,14 @@ public final class MeterSession: @unchecked Sendable {
         let transform = FFTWPowerSpectrum.forBands(of: settings)
         guard description.threads == .spread else {
             let pipeline = MeterPipeline(settings: settings, transform: transform)
-            return try StreamRun(pipeline: pipeline, sink: sink).run(Self.limited(source), shouldStop: shouldStop)
+            // A file whose reads can wait (a FIFO) is read ahead all the same: the read-ahead
+            // wakes the analysis when the run is stopped, a read of the FIFO would not.
+            guard (source.samples as? any AudioFileSource)?.readsMayWait == true else {
+                return try StreamRun(pipeline: pipeline, sink: sink).run(Self.limited(source), shouldStop: shouldStop)
+            }
+            let readAhead = ReadAheadSource(Self.limited(source), cancellation: cancellation)
+            defer { readAhead.stop() }
+            return try StreamRun(pipeline: pipeline, sink: sink).run(readAhead, shouldStop: shouldStop)
         }
         // One FFTW plan: with deferred bands the pipeline never runs it (nor its octave bank);
         // only the output thread does.
