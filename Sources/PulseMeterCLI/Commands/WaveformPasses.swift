@@ -41,7 +41,7 @@ enum WaveformPasses {
     }
 
     /// How a pixel run ended.
-    enum PixelsEnd: Equatable {
+    enum PixelsEnd {
         case whole
         /// A stop (`cancellation`) after `read` frames of `of` (the length counted or declared;
         /// nil: none known): the document ends in form (`WaveformDataWriter.finish`).
