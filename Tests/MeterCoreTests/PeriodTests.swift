@@ -88,6 +88,19 @@ import TestSupport
         #expect(abs(p[0].start - 1000.03) < 1e-9)
     }
 
+    /// A first frame that began before a boundary and ended after it: the first period is
+    /// whole and starts on the boundary (the frame counts in the period where it ends).
+    @Test func aFirstFrameAcrossABoundaryStartsAWholePeriodOnIt() throws {
+        let c = CollectingSink()
+        let sink = PeriodSink(c, settings: PeriodSettings(interval: 5, clock: .live, zone: Self.cet))
+        // Frames every 0.1 s: the first covers 999.95 to 1000.05.
+        try Self.run(sink, frames: 80, ts: { 999.95 + Double($0) * 0.1 }) { _ in [-30] }
+        let p = Self.periods(c)
+        #expect(p.map(\.start) == [1000, 1005])
+        #expect(p.map(\.partial) == [false, true])
+        #expect(p.first.map { abs($0.seconds - 5) < 1e-9 } == true, "50 frames of 0.1 s")
+    }
+
     @Test func gapsCountInThePeriodGoingOn() throws {
         let c = CollectingSink()
         let sink = PeriodSink(c, settings: PeriodSettings(interval: 10, clock: .live, zone: Self.cet))

@@ -55,7 +55,9 @@ struct PeriodAccumulator {
         }
         if end == nil || time > end! {
             end = settings.periodEnd(containing: time, origin: origin)
-            start = first ? time - audio : end! - interval
+            // The first period starts with the audio, or on its boundary when the first frame
+            // began before it: a frame counts in the period where it ends, as in every period.
+            start = first ? max(time - audio, end! - interval) : end! - interval
         }
         lastTime = time
         seconds += audio
