@@ -133,25 +133,23 @@ public final class MeterSession: @unchecked Sendable {
     private func runOne(_ source: SessionDescription.Source, into sink: any FrameSink) throws -> StreamSummary {
         let settings = source.settings
         let transform = FFTWPowerSpectrum.forBands(of: settings)
-        guard description.threads == .spread else {
+        let spread = description.threads == .spread
+        // Read ahead on a thread of its own: a spread run, and a file whose reads can wait (a
+        // FIFO) in a run laid inline too, since the read-ahead wakes the analysis when the run
+        // is stopped and a read of the FIFO would not. Its wake-up is registered with the
+        // cancellation (a stalled stdin).
+        let readsMayWait = (source.samples as? any AudioFileSource)?.readsMayWait == true
+        let readAhead = spread || readsMayWait ? ReadAheadSource(Self.limited(source), cancellation: cancellation) : nil
+        defer { readAhead?.stop() }
+        guard spread, let readAhead else {
             let pipeline = MeterPipeline(settings: settings, transform: transform)
-            // A file whose reads can wait (a FIFO) is read ahead all the same: the read-ahead
-            // wakes the analysis when the run is stopped, a read of the FIFO would not.
-            guard (source.samples as? any AudioFileSource)?.readsMayWait == true else {
-                return try StreamRun(pipeline: pipeline, sink: sink).run(Self.limited(source), shouldStop: shouldStop)
-            }
-            let readAhead = ReadAheadSource(Self.limited(source), cancellation: cancellation)
-            defer { readAhead.stop() }
-            return try StreamRun(pipeline: pipeline, sink: sink).run(readAhead, shouldStop: shouldStop)
+            return try StreamRun(pipeline: pipeline, sink: sink).run(readAhead ?? Self.limited(source), shouldStop: shouldStop)
         }
         // One FFTW plan: with deferred bands the pipeline never runs it (nor its octave bank);
         // only the output thread does.
         let deferring = transform != nil || settings.octaves > 0
         let pipeline = MeterPipeline(settings: settings, transform: transform, deferBands: deferring)
         let deferred = deferring ? DeferredBands(settings: settings, transform: transform) : nil
-        // The read-ahead's wake-up is registered with the cancellation (a stalled stdin).
-        let readAhead = ReadAheadSource(Self.limited(source), cancellation: cancellation)
-        defer { readAhead.stop() }
         let background = BackgroundSink(sink, bands: deferred)
         // A slow pipe: what is analysed goes out before the analysis sleeps for more input.
         readAhead.whenStarved = { background.flush() }
