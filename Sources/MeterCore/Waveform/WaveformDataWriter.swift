@@ -35,7 +35,7 @@ public final class WaveformDataWriter {
     /// The length the header states (`.dat`).
     private let statedLength: Int?
     /// Values per pixel: a min and a max per channel.
-    private let pixelWidth: Int
+    public let pixelWidth: Int
     private let flushAt = 1 << 16
 
     /// Writes the header. `length` (pixels) is required for `.dat`.

@@ -2,16 +2,13 @@
 /// each frame carries as they come, and at the end line the last ones and the document's end.
 public final class WaveformPixelSink: DiscardingSink {
     private let writer: WaveformDataWriter
-    /// Floats per pixel: a (min, max) pair per output channel.
-    private let pixelWidth: Int
     private let statedFrames: Int?
 
     /// `statedFrames`: the length the header stated, when it states one; a stream that turns
     /// out another length ends without its document's end (the caller says why), one stopped
     /// part way with it (`WaveformDataWriter.finish`).
-    public init(writer: WaveformDataWriter, outputChannels: Int, statedFrames: Int?) {
+    public init(writer: WaveformDataWriter, statedFrames: Int?) {
         self.writer = writer
-        pixelWidth = 2 * outputChannels
         self.statedFrames = statedFrames
     }
 
@@ -26,9 +23,10 @@ public final class WaveformPixelSink: DiscardingSink {
     }
 
     private func write(_ pixels: [Float]) throws {
+        let width = writer.pixelWidth
         try pixels.withUnsafeBufferPointer { all in
-            for start in stride(from: 0, to: all.count, by: pixelWidth) {
-                try writer.pixel(UnsafeBufferPointer(rebasing: all[start..<start + pixelWidth]))
+            for start in stride(from: 0, to: all.count, by: width) {
+                try writer.pixel(UnsafeBufferPointer(rebasing: all[start..<start + width]))
             }
         }
     }

@@ -112,11 +112,9 @@ enum WaveformCommand {
             end = try WaveformPasses.pixels(reader, pixels, bars: bars, to: output,
                                             cancellation: path.isDash ? Cancellation() : cancellation)
         } catch is OutputClosed {}
-        if path.isDash && cancellation.isCancelled {  // stdin ended by the signal: what came
-            return Interruption.report(read: reader.declaredFrames, of: nil, rate: reader.rate,
-                                       name: "stdin", what: "waveform", marked: false)
-        }
-        let name = path.lastComponent.description
+        // stdin ended by the signal: the document is of what came, all of it.
+        if path.isDash && cancellation.isCancelled { end = .stopped(read: reader.declaredFrames, of: nil) }
+        let name = path.isDash ? "stdin" : path.lastComponent.description
         switch end {
         case .whole: return 0
         case .stopped(let read, let total):

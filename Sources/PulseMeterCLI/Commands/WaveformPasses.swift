@@ -85,7 +85,7 @@ enum WaveformPasses {
         let writer = try WaveformDataWriter(format: options.format, output: output, rate: reader.rate,
                                             samplesPerPixel: layout.samplesPerPixel, channels: outputChannels,
                                             length: frames.map { layout.pixelCount(frames: $0) })
-        let sink = WaveformPixelSink(writer: writer, outputChannels: outputChannels, statedFrames: frames)
+        let sink = WaveformPixelSink(writer: writer, statedFrames: frames)
         let seen = try pass(reader, .pixels(split: options.split, layout: layout), into: sink, cancellation: cancellation)
         if seen.complete == false {
             return .stopped(read: seen.pos, of: frames ?? (reader.declaredFrames > 0 ? reader.declaredFrames : nil))
