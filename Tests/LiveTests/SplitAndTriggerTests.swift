@@ -94,23 +94,27 @@ extension LiveSuite {
             let takes = Self.takes(r.lines)
             #expect(takes.map(\.file) == [dir + "/take-001.wav", dir + "/take-002.wav"])
             guard takes.count == 2 else { return }
-            // Where the input begins in the capture (0 on PulseAudio): the first take's first
-            // frame that is not silence is the first burst's first such frame.
+            // Where each burst lies in the capture, found in its take: on PulseAudio exactly
+            // where it was fed; on PipeWire later by the zeros before the input, and by any
+            // frames the loaded server inserted or skipped in the silence between (see
+            // `fedAudioProblem`), so each take is placed by its own burst.
             let isSound = { (x: [Int16], i: Int) in x[2 * i] != 0 || x[2 * i + 1] != 0 }
-            let firstTake = try decodeWithSox(takes[0].file)
-            let inBurst = try #require((bursts[0].0..<360_000).first { isSound(input, $0) })
-            let inTake = try #require((0..<(firstTake.count / 2)).first { isSound(firstTake, $0) }, "the first take is silent")
-            let offset = takes[0].pos + inTake - inBurst
-            if server.alignedFeed { #expect(offset == 0) } else { #expect(offset >= 0) }
             for ((start, length), take) in zip(bursts, takes) {
-                // Opens with the pre-roll before the hop where the level rose.
-                let opens = offset + start - Int(preRoll * Double(rate))
-                #expect(take.pos <= opens + 16 && take.pos > opens - hop - 16, "take at \(take.pos), burst at \(offset + start)")
-                // Closes the hold after the last loud frame, which is at most a hop and a window past the burst.
-                let end = take.pos + take.frames, closes = offset + start + length + Int(hold * Double(rate))
-                #expect(end >= closes && end <= closes + hop + window, "take ends at \(end), burst + hold at \(closes)")
                 let samples = try decodeWithSox(take.file)
                 #expect(samples.count == 2 * take.frames)
+                let fedFirst = try #require((start..<(start + length)).first { isSound(input, $0) })
+                let fedLast = try #require((start..<(start + length)).last { isSound(input, $0) })
+                let first = try #require((0..<take.frames).first { isSound(samples, $0) }, "\(take.file) is silent")
+                let last = try #require((0..<take.frames).last { isSound(samples, $0) })
+                let (from, to) = (take.pos + first, take.pos + last + 1)  // the burst's sound in the capture
+                if server.alignedFeed { #expect(from == fedFirst && to == fedLast + 1, "burst at \(from)..<\(to)") }
+                // Opens with the pre-roll before the hop where the level rose (the hop holding
+                // the burst's first frames, or the next when it holds only a few of them).
+                let opens = from - Int(preRoll * Double(rate))
+                #expect(take.pos <= opens + 16 && take.pos > opens - hop - 16, "take at \(take.pos), burst at \(from)")
+                // Closes the hold after the last loud frame, which is at most a hop and a window past the burst.
+                let end = take.pos + take.frames, closes = to + Int(hold * Double(rate))
+                #expect(end >= closes && end <= closes + hop + window, "take ends at \(end), burst + hold at \(closes)")
                 if server.alignedFeed {
                     #expect(sampleMismatch(samples, Self.span(input, take.pos, take.frames)) == nil, "\(take.file)")
                 } else {
