@@ -130,7 +130,8 @@ func fedAudioProblem(_ recorded: [Int16], _ pieces: [[Int16]], server: PulseServ
             return "piece \(k) (from frame \(start)): its frame \(f.i) differs from recorded frame \(j)"
                 + (f.i == 0 ? " (not found after the silence)" : "")
                 + " (\(f.inserted) zero frames inserted and \(f.lost) skipped before; "
-                + whereFrom(recorded, j, piece) + ")"
+                + whereFrom(recorded, j, piece) + "; "
+                + FeedFollow.sideBySide(recorded, j, piece, f.i) + ")"
         }
         if f.i < n {
             return complete ? "the recording ends inside piece \(k) (\(f.i) of \(n) frames)" : nil
@@ -186,6 +187,15 @@ struct FeedFollow {
                 return
             }
         }
+    }
+
+    /// The four frames of `recorded` from `j` and of `piece` from `i`, as L,R pairs: whether
+    /// a difference is a scaling (a volume), a sum (another stream) or something else.
+    static func sideBySide(_ recorded: [Int16], _ j: Int, _ piece: [Int16], _ i: Int) -> String {
+        func frames(_ x: [Int16], _ from: Int) -> String {
+            (from..<min(from + 4, x.count / 2)).map { "\(x[2 * $0]),\(x[2 * $0 + 1])" }.joined(separator: " ")
+        }
+        return "recorded \(frames(recorded, j)) where the piece has \(frames(piece, i))"
     }
 
     /// Whether frame `j` of `samples` (interleaved stereo) is zero on both channels.
