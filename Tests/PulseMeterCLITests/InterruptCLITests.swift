@@ -250,9 +250,8 @@ import TestSupport
         let d = q.stop(with: SIGTERM)
         #expect(d.status == 130, "\(d.stderr)")
         let bytes = [UInt8](d.output)
-        func int32(_ at: Int) -> Int { Int(Int32(bitPattern: UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24)) }
         try #require(bytes.count >= 24, "a header")
-        #expect((0..<6).map { int32($0 * 4) } == [2, 0, 48000, 48, 60_000, 1], "version, flags, rate, samples per pixel, length, channels")
+        #expect(Array(bytes[..<24]) == [2, 0, 48000, 48, 60_000, 1].flatMap(WAV.le32), "version, flags, rate, samples per pixel, length, channels")
         #expect(bytes.count == 24 + 60_000 * 4, "every pixel the header states: \(bytes.count) bytes")
         let values = stride(from: 24, to: bytes.count - 1, by: 2).map { Int(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)) }
         let reached = values.lastIndex { $0 != 0 }.map { $0 / 2 + 1 } ?? 0
