@@ -66,8 +66,8 @@ public final class MonitorHTTPServer: @unchecked Sendable {
     public let host: String
     public let port: Int
     fileprivate let shared: Locked<Shared>
-    /// What /history serves: written by the sink under its own lock, copied out (not
-    /// rendered) under it by a request.
+    /// What /history serves: written by the sink under its own lock, rendered by a request
+    /// from a copy taken and dropped under it (`Locked.withCopy`).
     private let retained = Locked(FrameHistory())
     private var daemon: MicroHTTPDaemon?
     private let progress: @Sendable () -> LiveProgress
@@ -188,9 +188,9 @@ public final class MonitorHTTPServer: @unchecked Sendable {
                                                          ("Content-Security-Policy", MeterPage.contentSecurityPolicy)],
                          body: .bytes(MeterPage.html))
         case .history(let seconds):
-            let held = retained.withLock { $0 }
+            let lines = request.method == "HEAD" ? [] : retained.withCopy { $0.lines(seconds: seconds) }
             return .init(status: 200, headers: common + [("Content-Type", "application/x-ndjson")],
-                         body: .bytes(request.method == "HEAD" ? [] : held.lines(seconds: seconds)))
+                         body: .bytes(lines))
         case .events(let frames):
             let headers = common + [("Content-Type", ServerSentEvent.contentType), ("X-Accel-Buffering", "no")]
             if request.method == "HEAD" { return .init(status: 200, headers: headers, body: .bytes([])) }

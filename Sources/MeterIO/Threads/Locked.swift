@@ -28,4 +28,17 @@ public final class Locked<Value>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
+
+    /// Runs `body` on a copy of the value outside the lock: reading a large value (rendering
+    /// it) without holding its writers back. The copy shares the value's storage (copy on
+    /// write) and is dropped under the lock, so a writer that then finds that storage unshared
+    /// and changes it in place does so after `body`'s reads, in the lock's order. Dropped
+    /// outside it, the runtime's reference count, which ThreadSanitizer does not see, was the
+    /// only order between them: CI66 reported /history's read of the frame ring and the next
+    /// append into it as a race.
+    public func withCopy<Result>(_ body: (Value) -> Result) -> Result {
+        var copy: Value? = withLock { $0 }
+        defer { withLock { _ in copy = nil } }
+        return body(copy!)
+    }
 }
