@@ -6,6 +6,12 @@ import Glibc
 ///
 /// `SO_REUSEADDR` lets a restarted meter take its port back at once; an IPv6 wildcard (`::`)
 /// also takes IPv4 connections. The descriptor is handed to the daemon, which closes it.
+///
+/// The queue of connections not yet accepted is as long as the system allows (`SOMAXCONN`,
+/// capped by `net.core.somaxconn`): with 128, clients reconnecting as the daemon closed them
+/// (the 200 half-open connections of the live tests) filled it, the kernel dropped a
+/// scraper's SYN (6 to 15 `TcpExtListenOverflows` a run), and the scraper's answer came after
+/// TCP's first retransmission, a second later.
 public final class ListeningSocket: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `fd` is immutable; after `take()` only the daemon uses it.
     public let fd: Int32
@@ -48,7 +54,7 @@ public final class ListeningSocket: @unchecked Sendable {
             if a.pointee.ai_family == AF_INET6 {
                 setsockopt(s, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(MemoryLayout<Int32>.size))
             }
-            if bind(s, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 && listen(s, 128) == 0 {
+            if bind(s, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 && listen(s, SOMAXCONN) == 0 {
                 fd = s
                 self.port = port == 0 ? Self.boundPort(s) : port
                 return
