@@ -21,7 +21,7 @@ let threadedOnly = Context.environment["PULSEMETER_THREADED_TESTS_ONLY"] == "1"
 /// The files of a test target that the ThreadSanitizer build compiles: the threaded parts'
 /// tests (the suites scripts/test's `tsan_filter` names) and what they use.
 let threadedSources: [String: [String]] = [
-    "MeterCoreTests": ["ChunkRingTests.swift", "FactQueueTests.swift", "CancellationTests.swift"],
+    "MeterCoreTests": ["ChunkRingTests.swift", "FactQueueTests.swift", "CancellationTests.swift", "ServiceNotifySinkTests.swift"],
     "MeterIOTests": ["ChunkHandoffTests.swift", "ThreadedAnalysisTests.swift", "OrderedWorkPoolTests.swift",
                      "HookRunnerTests.swift", "ChildProcessTests.swift", "SoundFileTestSupport.swift"],
     "LiveTests": ["InProcessSessionTests.swift", "MonitorHTTPServerTests.swift",

@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import Testing
 @testable import MeterCore
 
@@ -135,6 +137,35 @@ struct ServiceNotifySinkTests {
         try h.idle(6)
         #expect(h.times(.stopping).count == 1)
         #expect(h.sent.last?.notice == .stopping)
+    }
+
+    /// The command line calls `stopping()` from its signal thread and again before the process
+    /// exits: the second call must not return before the first one's STOPPING is sent.
+    @Test func aSecondStoppingReturnsOnceTheFirstSent() {
+        let inSend = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let sentAll = Atomic<Bool>(false)
+        let sink = ServiceNotifySink(watchdogInterval: 0.5, clock: { 0 }, status: { _ in "" }, send: { notice in
+            guard notice == .stopping else { return }
+            inSend.signal()
+            release.wait()
+            sentAll.store(true, ordering: .releasing)
+        })
+        let first = Thread { sink.stopping() }
+        first.start()
+        inSend.wait()  // the first call is inside send
+        let sentWhenSecondReturned = Atomic<Bool>(false)
+        let secondReturned = DispatchSemaphore(value: 0)
+        let second = Thread {
+            sink.stopping()
+            sentWhenSecondReturned.store(sentAll.load(ordering: .acquiring), ordering: .releasing)
+            secondReturned.signal()
+        }
+        second.start()
+        Thread.sleep(forTimeInterval: 0.1)  // (gives the second call the time to return early, as it did)
+        release.signal()
+        secondReturned.wait()
+        let sent = sentWhenSecondReturned.load(ordering: .acquiring)
+        #expect(sent, "the second stopping() returned before STOPPING was sent")
     }
 
     @Test func withoutAWatchdogNoPings() throws {

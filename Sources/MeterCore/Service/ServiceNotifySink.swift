@@ -62,8 +62,8 @@ public struct ServiceStatus: Sendable, Equatable {
 /// `FrameSink` rule).
 ///
 /// Thread-safety invariant for `@unchecked Sendable`: every call but `stopping()` comes from one
-/// analysis thread at a time; `stopping()` touches only the atomic flag and `send`, which must be
-/// safe from any thread (a datagram socket's `sendto`).
+/// analysis thread at a time; `stopping()` touches only the atomic flag, the mutex and `send`,
+/// which must be safe from any thread (a datagram socket's `sendto`).
 public final class ServiceNotifySink: FrameSink, @unchecked Sendable {
     private let watchdogInterval: Double?
     private let statusInterval: Double
@@ -93,11 +93,21 @@ public final class ServiceNotifySink: FrameSink, @unchecked Sendable {
         self.send = send
     }
 
-    /// A stop signal came (any thread): `STOPPING`, once; nothing else is sent after it.
+    /// A stop signal came (any thread): `STOPPING`, once; nothing else is sent after it. Returns
+    /// once it was sent, whichever caller sends it: the command line calls this from the signal
+    /// thread and again before the process exits, and a second call that returned while the first
+    /// was still on its way to `send` let the process exit without it (CI69: no STOPPING=1).
     public func stopping() {
-        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        send(.stopping)
+        stopped.store(true, ordering: .releasing)
+        stopNotice.withLock { sent in
+            guard !sent else { return }
+            sent = true
+            send(.stopping)
+        }
     }
+
+    /// `STOPPING` was sent; held while it is being sent.
+    private let stopNotice = Mutex(false)
 
     private var isStopping: Bool { stopped.load(ordering: .acquiring) }
 
