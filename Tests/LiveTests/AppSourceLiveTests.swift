@@ -120,13 +120,13 @@ extension LiveSuite {
             return name
         }
 
-        /// The frames of one run that plays: once the application's audio starts, every frame
-        /// reads the two streams' sum on both channels (two -20 dBFS tones of 440 and 1000 Hz,
-        /// whose powers add in any 50 ms window to 0.03 dB: 10 log10(2) dB more), none reads
-        /// silence. A frame whose window reaches back into the silence before
+        /// The frames of one run that plays: once the application's audio starts, none reads
+        /// silence, and, when `levels`, every frame reads the two streams' sum on both channels
+        /// (two -20 dBFS tones of 440 and 1000 Hz, whose powers add in any 50 ms window to 0.03
+        /// dB: 10 log10(2) dB more). A frame whose window reaches back into the silence before
         /// the application played (the first one after silent frames) is the window's, not a
         /// reading of silence, and is left out.
-        static func inventedSilence(_ lines: [JSONLine], run k: Int) -> [String] {
+        static func inventedSilence(_ lines: [JSONLine], run k: Int, levels checkLevels: Bool) -> [String] {
             let expected = -20 + 10 * log10(2.0)
             let levels = lines.filter { $0.type == "frame" }.compactMap { $0.doubles("rms_db") }
             guard let first = levels.firstIndex(where: { $0.allSatisfy { $0 > -100 } }) else {
@@ -135,6 +135,7 @@ extension LiveSuite {
             if levels[first...].contains(where: { $0.contains(-160) }) {
                 return ["run \(k): a frame of silence after the audio started"]
             }
+            guard checkLevels else { return [] }
             let playing = levels[(first == 0 ? first : first + 1)...]
             let off = playing.enumerated().filter { _, l in l.contains { abs($0 - expected) > 0.5 } }
             guard off.isEmpty else {
@@ -165,11 +166,13 @@ extension LiveSuite {
             // batch stops (a stream leaving a sink makes PulseAudio rewind it, which the others'
             // monitors see as a lump).
             var problems: [String] = []
+            var underruns = 0
             for batch in 0..<10 {
                 let names = (0..<5).map { "pm-tones-\(alreadyPlaying ? "a" : "b")-\(batch)-\($0)" }
+                // (-v: pacat says "Stream underrun." when the server reports its stream ran dry.)
                 func players(_ name: String) throws -> [Subprocess] {
                     try zip(files, sinks).map { file, sink in
-                        try Subprocess(["pacat", "--latency-msec=\(Live.playerLatencyMs)", "--raw", "--rate=48000", "--channels=2",
+                        try Subprocess(["pacat", "-v", "--latency-msec=\(Live.playerLatencyMs)", "--raw", "--rate=48000", "--channels=2",
                                         "--format=s16le", "--property=application.name=\(name)", "-d", sink, file],
                                        env: server.environment)
                     }
@@ -211,10 +214,21 @@ extension LiveSuite {
                     let rest = try parseLines(m.readToEnd(timeout: 10))
                     #expect(m.wait(timeout: 5) == 0, "stderr: \(m.stderrText)")
                     #expect(rest.last?.type == "end", "run \(batch * 5 + k) did not end")
-                    problems += Self.inventedSilence(checked[k], run: batch * 5 + k).map { "\($0) (read \(read))" }
+                }
+                for p in playing { p.kill() }
+                for k in meters.indices {
+                    // A player whose stream ran dry played silence of its own for a moment: the
+                    // application's audio itself dipped, so the run's levels are not held to the sum
+                    // (its frames are still held to no silence). Measured on PipeWire, 200 runs, half of
+                    // them beside a busy core: the players of 11 ran dry (all beside it), and every run
+                    // that read a frame 0.5 to 4 dB low was one of those 11 (CI67 failed on such frames).
+                    let underran = playing[(k * 2)..<(k * 2 + 2)].contains { $0.stderrText.contains("underrun") }
+                    if underran { underruns += 1 }
+                    problems += Self.inventedSilence(checked[k], run: batch * 5 + k, levels: !underran).map { "\($0) (read \(read))" }
                 }
             }
             #expect(problems.isEmpty, "\(problems.count) of 50 runs: \(problems.prefix(5))")
+            #expect(underruns <= 25, "players ran dry in \(underruns) of 50 runs: too few runs had their levels checked")
         }
 
         @Test("several streams of the application at once are summed, and followed as they come and go")
