@@ -176,13 +176,17 @@ public final class MonitorHTTPServer: @unchecked Sendable {
         case .badRequest(let why): return text(400, why + "\n")
         case .methodNotAllowed: return text(405, "only GET and HEAD\n", [("Allow", "GET, HEAD")])
         case .metrics:
-            var state = snapshot()
-            state.process = ProcessStatistics.current()
+            let process = ProcessStatistics.current()
+            let body = withSnapshot { state in
+                var state = state
+                state.process = process
+                return PrometheusExposition.render(state)
+            }
             return .init(status: 200, headers: common + [("Content-Type", PrometheusExposition.contentType)],
-                         body: .bytes(PrometheusExposition.render(state)))
+                         body: .bytes(body))
         case .status:
             return .init(status: 200, headers: common + [("Content-Type", "application/json")],
-                         body: .bytes(StatusDocument.render(snapshot())))
+                         body: .bytes(withSnapshot(StatusDocument.render)))
         case .page:
             return .init(status: 200, headers: common + [("Content-Type", "text/html; charset=utf-8"),
                                                          ("Content-Security-Policy", MeterPage.contentSecurityPolicy)],
@@ -209,11 +213,13 @@ public final class MonitorHTTPServer: @unchecked Sendable {
         }
     }
 
-    /// The state with the session's figures, as the endpoints show it.
-    private func snapshot() -> MonitorState {
+    /// `body` of the state with the session's figures, as the endpoints show it: a copy taken
+    /// and dropped under the lock (`Locked.withCopy`), rendered outside it (the sink changes the
+    /// state's arrays in place, a frame's clipped samples).
+    private func withSnapshot<Result>(_ body: (MonitorState) -> Result) -> Result {
         let p = progress()
         let now = monotonicSeconds()
-        return shared.withLock { s in
+        return shared.withCopy(of: { s in
             var state = s.state
             state.recordedFrames = p.recordedFrames
             state.mqttDropped = p.mqttDropped
@@ -221,7 +227,7 @@ public final class MonitorHTTPServer: @unchecked Sendable {
             state.up = !p.outage && !state.ended && s.lastFrameAt.map { now - $0 < max(1, 3 / fps) } == true
             state.sourceLost = p.outage && !state.ended
             return state
-        }
+        }, body)
     }
 
     /// A stream client's body: reads its backlog position; suspends when caught up.

@@ -37,7 +37,14 @@ public final class Locked<Value>: @unchecked Sendable {
     /// only order between them: CI66 reported /history's read of the frame ring and the next
     /// append into it as a race.
     public func withCopy<Result>(_ body: (Value) -> Result) -> Result {
-        var copy: Value? = withLock { $0 }
+        withCopy(of: { $0 }, body)
+    }
+
+    /// `withCopy` of the part of the value `part` makes under the lock (a field, or one built
+    /// from several): only that part's storage is shared with the copy, so writers of the rest
+    /// go on changing it in place.
+    public func withCopy<Part, Result>(of part: (Value) -> Part, _ body: (Part) -> Result) -> Result {
+        var copy: Part? = withLock { part($0) }
         defer { withLock { _ in copy = nil } }
         return body(copy!)
     }
