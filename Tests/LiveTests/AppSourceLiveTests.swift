@@ -19,8 +19,7 @@ extension LiveSuite {
         static func player(_ name: String, _ samples: [Int16], server: PulseServer, dir: String) throws -> Subprocess {
             let file = dir + "/\(name)-\(UUID().uuidString).raw"  // two players of one name: two files
             try writeRaw(samples, to: file)
-            return try Subprocess(["pacat", "--latency-msec=\(Live.playerLatencyMs)", "--raw", "--rate=48000", "--channels=2", "--format=s16le",
-                                   "--property=application.name=\(name)", "-d", "vsink", file], env: server.environment)
+            return try server.player(file: file, application: name)
         }
 
         /// The loudest frame level after the `device` line that says a stream is metered.
@@ -169,12 +168,9 @@ extension LiveSuite {
             var underruns = 0
             for batch in 0..<10 {
                 let names = (0..<5).map { "pm-tones-\(alreadyPlaying ? "a" : "b")-\(batch)-\($0)" }
-                // (-v: pacat says "Stream underrun." when the server reports its stream ran dry.)
                 func players(_ name: String) throws -> [Subprocess] {
                     try zip(files, sinks).map { file, sink in
-                        try Subprocess(["pacat", "-v", "--latency-msec=\(Live.playerLatencyMs)", "--raw", "--rate=48000", "--channels=2",
-                                        "--format=s16le", "--property=application.name=\(name)", "-d", sink, file],
-                                       env: server.environment)
+                        try server.player(file: file, into: sink, application: name, verbose: true)
                     }
                 }
                 var playing: [Subprocess] = []
@@ -222,7 +218,7 @@ extension LiveSuite {
                     // (its frames are still held to no silence). Measured on PipeWire, 200 runs, half of
                     // them beside a busy core: the players of 11 ran dry (all beside it), and every run
                     // that read a frame 0.5 to 4 dB low was one of those 11 (CI67 failed on such frames).
-                    let underran = playing[(k * 2)..<(k * 2 + 2)].contains { $0.stderrText.contains("underrun") }
+                    let underran = playing[(k * sinks.count)..<((k + 1) * sinks.count)].contains { $0.stderrText.contains("underrun") }
                     if underran { underruns += 1 }
                     problems += Self.inventedSilence(checked[k], run: batch * 5 + k, levels: !underran).map { "\($0) (read \(read))" }
                 }

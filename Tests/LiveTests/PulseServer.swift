@@ -204,8 +204,18 @@ final class PulseServer: Sendable {
               dir: String) throws -> Subprocess {
         let file = dir + "/play-\(sink).raw"
         try writeRaw(samples, to: file)
-        return try Subprocess(["pacat", "--latency-msec=\(Live.playerLatencyMs)", "--raw", "--rate=\(rate)", "--channels=\(channels)",
-                               "--format=s16le", "-d", sink, file], env: environment)
+        return try player(file: file, into: sink, rate: rate, channels: channels)
+    }
+
+    /// pacat playing the raw s16le `file` into `sink` (`Live.playerLatencyMs`), as the application
+    /// `application` when given; `verbose` (-v): it says "Stream underrun." when the server
+    /// reports that its stream ran dry. Kill the player when done.
+    func player(file: String, into sink: String = "vsink", rate: Int = Live.rate, channels: Int = Live.channels,
+                application: String? = nil, verbose: Bool = false) throws -> Subprocess {
+        try Subprocess(["pacat"] + (verbose ? ["-v"] : []) + ["--latency-msec=\(Live.playerLatencyMs)", "--raw", "--rate=\(rate)",
+                        "--channels=\(channels)", "--format=s16le"]
+                       + (application.map { ["--property=application.name=\($0)"] } ?? []) + ["-d", sink, file],
+                       env: environment)
     }
 
     /// What a tmux pane runs: pulsemeter `args` against this server in a UTF-8 locale with
