@@ -120,18 +120,18 @@ extension LiveSuite {
         }
 
         /// The frames of one run that plays: once the application's audio starts, none reads
-        /// silence, and, when `levels`, every frame reads the two streams' sum on both channels
-        /// (two -20 dBFS tones of 440 and 1000 Hz, whose powers add in any 50 ms window to 0.03
-        /// dB: 10 log10(2) dB more). A frame whose window reaches back into the silence before
-        /// the application played (the first one after silent frames) is the window's, not a
-        /// reading of silence, and is left out.
-        static func inventedSilence(_ lines: [JSONLine], run k: Int, levels checkLevels: Bool) -> [String] {
+        /// silence (unless `silence` is false), and, when `levels`, every frame reads the two
+        /// streams' sum on both channels (two -20 dBFS tones of 440 and 1000 Hz, whose powers add
+        /// in any 50 ms window to 0.03 dB: 10 log10(2) dB more). A frame whose window reaches back
+        /// into the silence before the application played (the first one after silent frames) is
+        /// the window's, not a reading of silence, and is left out.
+        static func inventedSilence(_ lines: [JSONLine], run k: Int, silence: Bool = true, levels checkLevels: Bool) -> [String] {
             let expected = -20 + 10 * log10(2.0)
             let levels = lines.filter { $0.type == "frame" }.compactMap { $0.doubles("rms_db") }
             guard let first = levels.firstIndex(where: { $0.allSatisfy { $0 > -100 } }) else {
                 return ["run \(k): no frame of the application's audio in \(levels.count)"]
             }
-            if levels[first...].contains(where: { $0.contains(-160) }) {
+            if silence, levels[first...].contains(where: { $0.contains(-160) }) {
                 return ["run \(k): a frame of silence after the audio started"]
             }
             guard checkLevels else { return [] }
@@ -142,6 +142,55 @@ extension LiveSuite {
                         + "\(off.prefix(3).map { "#\($0.offset) \($0.element)" })"]
             }
             return []
+        }
+
+        /// A recording of one player's stream made beside the meters by the server's own client
+        /// (`PulseServer.streamRecorder`), for run `run`.
+        struct ServerCopy {
+            let run: Int
+            let file: String
+            let recorder: Subprocess
+        }
+
+        /// Waits until each application of `names` has `streams` playback streams, then records
+        /// every one of them (`ServerCopy`).
+        static func serverCopies(of names: [String], streams: Int, server: PulseServer, dir: String) throws -> [ServerCopy] {
+            func complete(_ inputs: [(index: Int, application: String)]) -> Bool {
+                names.allSatisfy { n in inputs.filter { $0.application == n }.count == streams }
+            }
+            let listed = try Wait.value(timeout: 10, interval: 0.05, { try server.sinkInputs() }, until: complete)
+            guard complete(listed) else { throw LiveSetupError("the players' streams never all appeared: \(listed)") }
+            return try listed.compactMap { input in
+                guard let k = names.firstIndex(of: input.application) else { return nil }
+                let file = dir + "/copy-\(input.index).raw"
+                return ServerCopy(run: k, file: file, recorder: try server.streamRecorder(index: input.index, file: file))
+            }
+        }
+
+        /// How the server's own copy of a stream of one -20 dBFS tone (float32 stereo) played:
+        /// each 50 ms window (the meter's), every 10 ms from its first sound, that reads more than
+        /// 0.3 dB off the tone ("0.23 s: -21.40"), and whether one held only zeros.
+        static func serverDips(_ file: String) -> (dips: [String], silent: Bool) {
+            let data = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+            let x: [Float] = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let channels = Live.channels, window = Live.rate / 20, step = Live.rate / 100
+            let frames = x.count / channels
+            guard let start = (0..<frames).first(where: { x[$0 * channels] != 0 }) else { return ([], false) }
+            var dips: [String] = []
+            var silent = false
+            for at in stride(from: start, through: frames - window, by: step) {
+                for c in 0..<channels {
+                    var energy = 0.0
+                    for i in at..<(at + window) { energy += Double(x[i * channels + c]) * Double(x[i * channels + c]) }
+                    silent = silent || energy == 0
+                    let db = 10 * log10(max(energy / Double(window), 1e-20))
+                    if abs(db + 20) > 0.3 {
+                        dips.append(String(format: "%.2f s: %.2f", Double(at - start) / Double(Live.rate), db))
+                        break
+                    }
+                }
+            }
+            return (dips, silent)
         }
 
         @Test("app:NAME never reads silence while the application plays: 50 runs with it already playing, 50 with it starting after the meter (two streams on two sinks, two tones)",
@@ -164,25 +213,33 @@ extension LiveSuite {
             // 40 frames of the application's audio are checked, all made before any run of the
             // batch stops (a stream leaving a sink makes PulseAudio rewind it, which the others'
             // monitors see as a lump).
+            //
+            // The server's own audio can dip. On PipeWire, with streams connecting to the graph and
+            // a busy core beside, a stream lost a quantum now and then (256 frames of zeros at the
+            // quantum that 10 ms fragments ask for: 0.5 dB low in a 50 ms window), sometimes more,
+            // up to frames of silence; parec's recording of the stream (its sink's monitor for that
+            // stream, as the meter reads it) held the same dip, at the same moment for every run of
+            // the batch. So every stream is recorded beside the meters (`serverCopies`), and a run
+            // whose copies dipped is not held to the sum (nor, when a copy fell silent, to no
+            // silence); at least half the runs must be held to both. The failures of CI67 and of
+            // stop 53's CI (frames 0.5 to 0.9 dB low in four or five runs of one batch, at one
+            // moment) have that signature. Not explained: one run in about 300 beside a busy core
+            // read a frame 0.59 dB low with its copies steady.
             var problems: [String] = []
-            var underruns = 0
+            var excused: [String] = []
             for batch in 0..<10 {
                 let names = (0..<5).map { "pm-tones-\(alreadyPlaying ? "a" : "b")-\(batch)-\($0)" }
                 func players(_ name: String) throws -> [Subprocess] {
-                    try zip(files, sinks).map { file, sink in
-                        try server.player(file: file, into: sink, application: name, verbose: true)
-                    }
+                    try zip(files, sinks).map { file, sink in try server.player(file: file, into: sink, application: name) }
                 }
                 var playing: [Subprocess] = []
                 defer { for p in playing { p.kill() } }
+                var copies: [ServerCopy] = []
+                defer { for c in copies { c.recorder.kill() } }
                 let started = Wait.now()
                 if alreadyPlaying {
                     for name in names { playing += try players(name) }
-                    let listed = Wait.until(timeout: 10, interval: 0.05) {
-                        let out = (try? run(["pactl", "list", "sink-inputs"], env: server.environment).stdout) ?? ""
-                        return names.allSatisfy { n in out.components(separatedBy: "application.name = \"\(n)\"").count == 3 }
-                    }
-                    #expect(listed, "the players' streams never all appeared")
+                    copies = try Self.serverCopies(of: names, streams: sinks.count, server: server, dir: dir)
                 }
                 let meters = try names.map { try pulsemeter(["monitor", "-d", "app:\($0)", "-f", "ndjson"], server: server) }
                 defer { for m in meters { m.kill() } }
@@ -192,6 +249,7 @@ extension LiveSuite {
                                 "no waiting line; stderr: \(m.stderrText)")
                     }
                     for name in names { playing += try players(name) }
+                    copies = try Self.serverCopies(of: names, streams: sinks.count, server: server, dir: dir)
                 }
                 let checked = try meters.enumerated().map { k, m in
                     var audible = 0
@@ -211,20 +269,19 @@ extension LiveSuite {
                     #expect(m.wait(timeout: 5) == 0, "stderr: \(m.stderrText)")
                     #expect(rest.last?.type == "end", "run \(batch * 5 + k) did not end")
                 }
+                for c in copies { c.recorder.kill() }  // before the players: their end is no dip
                 for p in playing { p.kill() }
                 for k in meters.indices {
-                    // A player whose stream ran dry played silence of its own for a moment: the
-                    // application's audio itself dipped, so the run's levels are not held to the sum
-                    // (its frames are still held to no silence). Measured on PipeWire, 200 runs, half of
-                    // them beside a busy core: the players of 11 ran dry (all beside it), and every run
-                    // that read a frame 0.5 to 4 dB low was one of those 11 (CI67 failed on such frames).
-                    let underran = playing[(k * sinks.count)..<((k + 1) * sinks.count)].contains { $0.stderrText.contains("underrun") }
-                    if underran { underruns += 1 }
-                    problems += Self.inventedSilence(checked[k], run: batch * 5 + k, levels: !underran).map { "\($0) (read \(read))" }
+                    let run = batch * 5 + k
+                    let own = copies.filter { $0.run == k }.map { Self.serverDips($0.file) }
+                    let dips = own.flatMap(\.dips), silent = own.contains(where: \.silent)
+                    if !dips.isEmpty { excused.append("run \(run): the server's copies\(silent ? " fell silent," : "") \(dips.prefix(3))") }
+                    problems += Self.inventedSilence(checked[k], run: run, silence: !silent, levels: dips.isEmpty)
+                        .map { "\($0) (read \(read); the server's own copies \(dips.isEmpty ? "steady" : "\(dips.prefix(3))"))" }
                 }
             }
             #expect(problems.isEmpty, "\(problems.count) of 50 runs: \(problems.prefix(5))")
-            #expect(underruns <= 25, "players ran dry in \(underruns) of 50 runs: too few runs had their levels checked")
+            #expect(excused.count <= 25, "the server's own audio dipped in \(excused.count) of 50 runs, too few held to the sum: \(excused.prefix(5))")
         }
 
         @Test("several streams of the application at once are summed, and followed as they come and go")

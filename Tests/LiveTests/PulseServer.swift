@@ -208,14 +208,36 @@ final class PulseServer: Sendable {
     }
 
     /// pacat playing the raw s16le `file` into `sink` (`Live.playerLatencyMs`), as the application
-    /// `application` when given; `verbose` (-v): it says "Stream underrun." when the server
-    /// reports that its stream ran dry. Kill the player when done.
+    /// `application` when given. Kill the player when done.
     func player(file: String, into sink: String = "vsink", rate: Int = Live.rate, channels: Int = Live.channels,
-                application: String? = nil, verbose: Bool = false) throws -> Subprocess {
-        try Subprocess(["pacat"] + (verbose ? ["-v"] : []) + ["--latency-msec=\(Live.playerLatencyMs)", "--raw", "--rate=\(rate)",
+                application: String? = nil) throws -> Subprocess {
+        try Subprocess(["pacat", "--latency-msec=\(Live.playerLatencyMs)", "--raw", "--rate=\(rate)",
                         "--channels=\(channels)", "--format=s16le"]
                        + (application.map { ["--property=application.name=\($0)"] } ?? []) + ["-d", sink, file],
                        env: environment)
+    }
+
+    /// The playback streams (sink inputs) now: each one's index and application name
+    /// (`pactl -f json list sink-inputs`).
+    func sinkInputs() throws -> [(index: Int, application: String)] {
+        let r = try run(["pactl", "-f", "json", "list", "sink-inputs"], env: environment)
+        let json = r.stdout.replacingOccurrences(of: "<no newline>", with: "")  // pactl ends it without one
+        guard r.status == 0, let list = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] else {
+            throw LiveSetupError("pactl list sink-inputs: \(r.stderr)")
+        }
+        return list.compactMap { input in
+            guard let index = input["index"] as? Int,
+                  let name = (input["properties"] as? [String: Any])?["application.name"] as? String else { return nil }
+            return (index, name)
+        }
+    }
+
+    /// parec recording what the server makes of the playback stream `index` (its sink's monitor
+    /// restricted to that stream, `--monitor-stream`, as pulsemeter's app: source reads it) into
+    /// `file` as raw float32le at `rate`, with 10 ms fragments (pulsemeter's). Kill it when done.
+    func streamRecorder(index: Int, file: String, rate: Int = Live.rate, channels: Int = Live.channels) throws -> Subprocess {
+        try Subprocess(["parec", "--monitor-stream=\(index)", "--latency-msec=10", "--raw", "--format=float32le",
+                        "--rate=\(rate)", "--channels=\(channels)", file], env: environment)
     }
 
     /// What a tmux pane runs: pulsemeter `args` against this server in a UTF-8 locale with
