@@ -294,6 +294,11 @@ extension LiveSuite {
             defer { p.kill() }
             let one = p.readLines(until: { $0.contains("\"streams\":1") }, timeout: 10)
             #expect(one.matched, "one stream; stderr: \(p.stderrText)")
+            // The first stream as the server itself delivers it (see noInventedSilence).
+            let copyFile = dir + "/copy-first.raw"
+            let firstStream = try #require(try server.sinkInputs().first { $0.application == "pm-duo" }, "the first player's stream")
+            let copy = try server.streamRecorder(index: firstStream.index, file: copyFile)
+            defer { copy.kill() }
             Wait.passing(seconds: 1.5)  // the input: a stretch with one stream
             let second = try Self.player("pm-duo", Self.tone(rmsDb: -20, hz: 660, seconds: 30), server: server, dir: dir)
             defer { second.kill() }
@@ -323,7 +328,14 @@ extension LiveSuite {
             let summed = levels.filter { abs($0 - (-20 + 10 * log10(2.0))) < 0.3 }.count
             #expect(summed >= 15, "frames at the summed level: \(summed) of \(levels.count)")
             let last = try parseLines(alone.lines).filter { $0.type == "frame" }.compactMap { $0.doubles("rms_db")?.first }.suffix(20)
-            #expect(last.count == 20 && last.allSatisfy { abs($0 - -20) < 0.5 }, "the first alone at the end: \(Array(last))")
+            copy.kill()
+            // Each frame reads the first stream alone: within 0.5 dB of -20; where the server's own
+            // copy of it dipped (CI79: one frame 0.55 dB low on PipeWire), still nearer -20 than the
+            // sum, and not silence.
+            let steady = Self.serverDips(copyFile).dips.isEmpty
+            let off = last.filter { abs($0 - -20) >= 0.5 }
+            #expect(last.count == 20 && (off.isEmpty || (!steady && off.allSatisfy { $0 < -18.5 && $0 > -100 })),
+                    "the first alone at the end: \(Array(last)); the server's own copy \(steady ? "steady" : "dipped")")
         }
     }
 }
