@@ -153,13 +153,22 @@ extension LiveSuite {
         }
 
         /// Waits until each application of `names` has `streams` playback streams, then records
-        /// every one of them (`ServerCopy`).
-        static func serverCopies(of names: [String], streams: Int, server: PulseServer, dir: String) throws -> [ServerCopy] {
+        /// every one of them (`ServerCopy`). Meanwhile `restartEnded` starts again the players
+        /// that ended before their stream appeared and returns what they said (CI80: one stream
+        /// of ten never appeared on PulseAudio).
+        static func serverCopies(of names: [String], streams: Int, server: PulseServer, dir: String,
+                                 restartEnded: () throws -> [String]) throws -> [ServerCopy] {
             func complete(_ inputs: [(index: Int, application: String)]) -> Bool {
                 names.allSatisfy { n in inputs.filter { $0.application == n }.count == streams }
             }
-            let listed = try Wait.value(timeout: 10, interval: 0.05, { try server.sinkInputs() }, until: complete)
-            guard complete(listed) else { throw LiveSetupError("the players' streams never all appeared: \(listed)") }
+            var ended: [String] = []
+            let listed = try Wait.value(timeout: 10, interval: 0.05, {
+                ended += try restartEnded()
+                return try server.sinkInputs()
+            }, until: complete)
+            guard complete(listed) else {
+                throw LiveSetupError("the players' streams never all appeared: \(listed); players that ended: \(ended)")
+            }
             return try listed.compactMap { input in
                 guard let k = names.firstIndex(of: input.application) else { return nil }
                 let file = dir + "/copy-\(input.index).raw"
@@ -227,17 +236,31 @@ extension LiveSuite {
             var excused: [String] = []
             for batch in 0..<10 {
                 let names = (0..<5).map { "pm-tones-\(alreadyPlaying ? "a" : "b")-\(batch)-\($0)" }
-                func players(_ name: String) throws -> [Subprocess] {
-                    try zip(files, sinks).map { file, sink in try server.player(file: file, into: sink, application: name) }
-                }
                 var playing: [Subprocess] = []
+                var starts: [() throws -> Subprocess] = []  // each player's start, to start it again
                 defer { for p in playing { p.kill() } }
+                func players(_ name: String) throws {
+                    for (file, sink) in zip(files, sinks) {
+                        let start = { try server.player(file: file, into: sink, application: name) }
+                        starts.append(start)
+                        playing.append(try start())
+                    }
+                }
+                /// Starts again each player that ended (it plays a minute); says what each said.
+                func restartEnded() throws -> [String] {
+                    var said: [String] = []
+                    for i in playing.indices where !playing[i].isRunning {
+                        said.append("exit \(playing[i].exitStatus().map(String.init) ?? "?"): \(playing[i].stderrText)")
+                        playing[i] = try starts[i]()
+                    }
+                    return said
+                }
                 var copies: [ServerCopy] = []
                 defer { for c in copies { c.recorder.kill() } }
                 let started = Wait.now()
                 if alreadyPlaying {
-                    for name in names { playing += try players(name) }
-                    copies = try Self.serverCopies(of: names, streams: sinks.count, server: server, dir: dir)
+                    for name in names { try players(name) }
+                    copies = try Self.serverCopies(of: names, streams: sinks.count, server: server, dir: dir, restartEnded: restartEnded)
                 }
                 let meters = try names.map { try pulsemeter(["monitor", "-d", "app:\($0)", "-f", "ndjson"], server: server) }
                 defer { for m in meters { m.kill() } }
@@ -246,8 +269,8 @@ extension LiveSuite {
                         #expect(m.readLines(until: { $0.contains("\"waiting\":true") }, timeout: 10).matched,
                                 "no waiting line; stderr: \(m.stderrText)")
                     }
-                    for name in names { playing += try players(name) }
-                    copies = try Self.serverCopies(of: names, streams: sinks.count, server: server, dir: dir)
+                    for name in names { try players(name) }
+                    copies = try Self.serverCopies(of: names, streams: sinks.count, server: server, dir: dir, restartEnded: restartEnded)
                 }
                 let checked = try meters.enumerated().map { k, m in
                     var audible = 0
