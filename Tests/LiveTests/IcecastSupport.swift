@@ -87,9 +87,13 @@ final class IcecastServer: @unchecked Sendable {
         }
     }
 
-    /// The end of the server's error log, for a failure's message.
+    /// Whether the server still runs and accepts, and the end of its error log, for a failure's
+    /// message (CI81: the source was refused a connection after the server had accepted the
+    /// readiness check; its log ended at its start).
     var logTail: String {
-        String(((try? String(contentsOfFile: dir + "/log/error.log", encoding: .utf8)) ?? "").suffix(800))
+        let state = process.exitStatus().map { "icecast2 exited (\($0)): \(process.stderrText.suffix(300))" }
+            ?? "icecast2 runs, port \(port) \(Self.accepts(port) ? "accepts" : "refuses")"
+        return state + "; " + String(((try? String(contentsOfFile: dir + "/log/error.log", encoding: .utf8)) ?? "").suffix(800))
     }
 
     static func accepts(_ port: Int) -> Bool {
