@@ -104,9 +104,18 @@ final class IcecastServer: @unchecked Sendable {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &addr) { p in
+        let connected = withUnsafePointer(to: &addr) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
+        // A port in the ephemeral range that nothing listens on yet can still "accept": when the
+        // kernel picks that very port as the probe's own, the socket connects to itself (TCP's
+        // simultaneous open). Such a probe says nothing about the server.
+        var mine = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &mine) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) == 0 }
+        }
+        return connected && named && Int(UInt16(bigEndian: mine.sin_port)) != port
     }
 
     /// A localhost TCP port nothing listens on now (bound to port 0, then released).
