@@ -164,7 +164,7 @@ extension LiveSuite {
             var ended: [String] = []
             let listed = try Wait.value(timeout: 10, interval: 0.05, {
                 ended += try restartEnded()
-                return try server.sinkInputs()
+                return (try? server.sinkInputs()) ?? []  // pactl refused (a busy PulseAudio): look again
             }, until: complete)
             guard complete(listed) else {
                 throw LiveSetupError("the players' streams never all appeared: \(listed); players that ended: \(ended)")
@@ -319,7 +319,8 @@ extension LiveSuite {
             #expect(one.matched, "one stream; stderr: \(p.stderrText)")
             // The first stream as the server itself delivers it (see noInventedSilence).
             let copyFile = dir + "/copy-first.raw"
-            let firstStream = try #require(try server.sinkInputs().first { $0.application == "pm-duo" }, "the first player's stream")
+            let inputs = Wait.value(timeout: 5, { (try? server.sinkInputs()) ?? [] }, until: { $0.contains { $0.application == "pm-duo" } })
+            let firstStream = try #require(inputs.first { $0.application == "pm-duo" }, "the first player's stream: \(inputs)")
             let copy = try server.streamRecorder(index: firstStream.index, file: copyFile)
             defer { copy.kill() }
             Wait.passing(seconds: 1.5)  // the input: a stretch with one stream
