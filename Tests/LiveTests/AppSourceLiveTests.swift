@@ -125,7 +125,7 @@ extension LiveSuite {
         /// in any 50 ms window to 0.03 dB: 10 log10(2) dB more). A frame whose window reaches back
         /// into the silence before the application played (the first one after silent frames) is
         /// the window's, not a reading of silence, and is left out.
-        static func inventedSilence(_ lines: [JSONLine], run k: Int, silence: Bool = true, levels checkLevels: Bool) -> [String] {
+        static func inventedSilence(_ lines: [JSONLine], run k: Int, silence: Bool, levels checkLevels: Bool) -> [String] {
             let expected = -20 + 10 * log10(2.0)
             let levels = lines.filter { $0.type == "frame" }.compactMap { $0.doubles("rms_db") }
             guard let first = levels.firstIndex(where: { $0.allSatisfy { $0 > -100 } }) else {
@@ -318,11 +318,8 @@ extension LiveSuite {
             let one = p.readLines(until: { $0.contains("\"streams\":1") }, timeout: 10)
             #expect(one.matched, "one stream; stderr: \(p.stderrText)")
             // The first stream as the server itself delivers it (see noInventedSilence).
-            let copyFile = dir + "/copy-first.raw"
-            let inputs = Wait.value(timeout: 5, { (try? server.sinkInputs()) ?? [] }, until: { $0.contains { $0.application == "pm-duo" } })
-            let firstStream = try #require(inputs.first { $0.application == "pm-duo" }, "the first player's stream: \(inputs)")
-            let copy = try server.streamRecorder(index: firstStream.index, file: copyFile)
-            defer { copy.kill() }
+            let copy = try #require(try Self.serverCopies(of: ["pm-duo"], streams: 1, server: server, dir: dir, restartEnded: { [] }).first)
+            defer { copy.recorder.kill() }
             Wait.passing(seconds: 1.5)  // the input: a stretch with one stream
             let second = try Self.player("pm-duo", Self.tone(rmsDb: -20, hz: 660, seconds: 30), server: server, dir: dir)
             defer { second.kill() }
@@ -352,11 +349,11 @@ extension LiveSuite {
             let summed = levels.filter { abs($0 - (-20 + 10 * log10(2.0))) < 0.3 }.count
             #expect(summed >= 15, "frames at the summed level: \(summed) of \(levels.count)")
             let last = try parseLines(alone.lines).filter { $0.type == "frame" }.compactMap { $0.doubles("rms_db")?.first }.suffix(20)
-            copy.kill()
+            copy.recorder.kill()
             // Each frame reads the first stream alone: within 0.5 dB of -20; where the server's own
             // copy of it dipped (CI79: one frame 0.55 dB low on PipeWire), still nearer -20 than the
             // sum, and not silence.
-            let steady = Self.serverDips(copyFile).dips.isEmpty
+            let steady = Self.serverDips(copy.file).dips.isEmpty
             let off = last.filter { abs($0 - -20) >= 0.5 }
             #expect(last.count == 20 && (off.isEmpty || (!steady && off.allSatisfy { $0 < -18.5 && $0 > -100 })),
                     "the first alone at the end: \(Array(last)); the server's own copy \(steady ? "steady" : "dipped")")
