@@ -2,11 +2,12 @@ import Testing
 import TestSupport
 @testable import MeterCore
 
-/// Bands computed later (`deferBands` + `DeferredBands`) are exactly the bands computed inline,
-/// and so is the end line's mean spectrum: FFT bands, and third-octave bands with the sound
-/// level meter; calibrated too (the calibration and a microphone's response in each band).
+/// Octave bands computed later (`deferBands` + `DeferredBands`) are exactly the bands computed
+/// inline, and so is the end line's mean spectrum: third-octave bands with the sound level
+/// meter, calibrated too (the calibration and a microphone's response in each band). FFT bands
+/// are never deferred.
 @Suite struct DeferredBandsTests {
-    @Test(arguments: [(12, 0, false), (0, 3, false), (12, 0, true), (0, 3, true)])
+    @Test(arguments: [(0, 3, false), (0, 3, true), (0, 1, false)])
     func deferredEqualsInline(bands: Int, octaves: Int, calibrated: Bool) throws {
         let mic = MicCalibration(sensitivityDb: -1, frequencies: [100, 1000], responseDb: [1, -2])
         let spl = octaves > 0 || calibrated
@@ -20,17 +21,17 @@ import TestSupport
 
         let transform = bands > 0 ? ReferenceFFT(size: 1024) : nil
         let pipeline = try MeterPipeline(settings: ValidSettings(settings), transform: transform, deferBands: true)
-        let later = try DeferredBands(settings: ValidSettings(settings), transform: bands > 0 ? ReferenceFFT(size: 1024) : nil)
+        let later = try DeferredBands(settings: ValidSettings(settings))
         let sink = CollectingSink()
         final class Completing: FrameSink {
             let inner: CollectingSink, bands: DeferredBands
             init(_ inner: CollectingSink, _ bands: DeferredBands) { self.inner = inner; self.bands = bands }
             func start(_ info: StreamInfo) throws { try inner.start(info) }
             func frame(_ frame: MeterFrame) throws {
-                #expect(frame.pendingSpectrum?.count == 1024 || (frame.pendingOctaves?.count ?? 0) > 0)
+                #expect((frame.pendingOctaves?.count ?? 0) > 0)
                 var f = frame
                 bands.complete(&f)
-                #expect(f.pendingSpectrum == nil && f.pendingOctaves == nil)
+                #expect(f.pendingOctaves == nil)
                 try inner.frame(f)
             }
             func gap(_ gap: StreamGap) throws { try inner.gap(gap) }
@@ -50,6 +51,18 @@ import TestSupport
                          sink: Completing(sink, later))
         #expect(sink.frames == inline.frames)
         #expect(sink.summary == inline.end)
-        #expect(inline.end.bandsDb?.count == (octaves > 0 ? 31 : 12))
+        #expect(inline.end.bandsDb?.count == (octaves == 3 ? 31 : 10))
+    }
+
+    @Test func fftBandsAreComputedInThePipeline() throws {
+        let settings = MeterSettings(rate: 48000, channels: 2, bands: 12, fftSize: 1024)
+        let pipeline = try MeterPipeline(settings: ValidSettings(settings), transform: ReferenceFFT(size: 1024), deferBands: true)
+        #expect(!pipeline.deferBands)
+        let sink = CollectingSink()
+        try pipeline.run(source: ArraySource(rate: 48000, channels: 2,
+                                             samples: ChunkingIndependenceTests.noise(frames: 10000, channels: 2, seed: 3),
+                                             blockSizes: [4096]), sink: sink)
+        #expect(sink.frames.allSatisfy { $0.bandsDb?.count == 12 && $0.pendingOctaves == nil })
+        #expect(sink.summary?.bandsDb?.count == 12)
     }
 }

@@ -7,9 +7,6 @@ public struct MeterFrame: Sendable, Equatable {
     public var peakDb: [Double]
     /// Band levels; nil when bands are off.
     public var bandsDb: [Double]?
-    /// With `MeterPipeline.deferBands`: the windowed transform input, until `DeferredBands`
-    /// turns it into `bandsDb`. Never reaches a sink.
-    public var pendingSpectrum: [Float]?
     /// With `MeterPipeline.deferBands` and octave bands: this hop's mono mix, until
     /// `DeferredBands` runs it through its filter bank. Never reaches a sink.
     public var pendingOctaves: [Float]?

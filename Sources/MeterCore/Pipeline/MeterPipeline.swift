@@ -40,9 +40,9 @@ public final class MeterPipeline {
     private let clock: (() -> Double)?
     /// True for a live source (see `Liveness`).
     public let isLive: Bool
-    /// Each frame's band computation is left to a `DeferredBands` downstream (files: it then
-    /// runs on the output thread); frames carry `pendingSpectrum` (FFT bands) or
-    /// `pendingOctaves` (octave bands) instead of `bandsDb`.
+    /// Each frame's octave bands are left to a `DeferredBands` downstream (files: it then runs
+    /// on the output thread); frames carry `pendingOctaves` (the hop's mono mix) instead of
+    /// `bandsDb`. FFT bands are always computed here.
     public let deferBands: Bool
     /// With several sources in one session: this one's index, carried by every line.
     public let stream: Int?
@@ -51,13 +51,13 @@ public final class MeterPipeline {
     ///   - valid: the settings, checked once where they were made (`ValidSettings`).
     ///   - transform: the FFT for bands (required when settings.bands > 0).
     ///   - liveness: a live source (and its clock) or a file (see `Liveness`).
-    ///   - deferBands: leave the band levels to a `DeferredBands` (see `deferBands`).
+    ///   - deferBands: leave the octave bands to a `DeferredBands` (see `deferBands`).
     ///   - stream: the source's index when a session meters several (see `stream`).
     public init(settings valid: ValidSettings, transform: (any PowerSpectrumTransform)? = nil,
                 liveness: Liveness = .file, deferBands: Bool = false, stream: Int? = nil) {
         let settings = valid.settings
         self.settings = settings
-        self.deferBands = deferBands && (settings.bands > 0 || settings.octaves > 0)
+        self.deferBands = deferBands && settings.octaves > 0
         self.stream = stream
         self.hop = settings.hop
         self.channels = settings.channels
@@ -91,7 +91,7 @@ public final class MeterPipeline {
         if !s.alarms.isEmpty { list.append(AlarmMeasurement(s)) }
         if s.octaves > 0 { list.append(OctaveMeasurement(s, deferred: deferBands)) }
         if let kind = s.meter { list.append(BallisticsMeasurement(kind, s)) }
-        if let layout = valid.bandLayout { list.append(SpectrumMeasurement(layout, transform, s, deferred: deferBands)) }
+        if let layout = valid.bandLayout { list.append(SpectrumMeasurement(layout, transform, s)) }
         return list
     }
 

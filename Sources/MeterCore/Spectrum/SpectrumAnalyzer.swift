@@ -92,8 +92,8 @@ public final class SpectrumAnalyzer {
     }
 
     /// The last `fftSize` mono samples, oldest first, times the Hann window: the transform's
-    /// input. Taken at a frame so the transform can run later, elsewhere (`DeferredBands`).
-    public func windowedHistory(into out: UnsafeMutablePointer<Float>) {
+    /// input.
+    private func windowedHistory(into out: UnsafeMutablePointer<Float>) {
         let n = fftSize
         let start = written % n  // oldest sample
         // Unroll the ring oldest-first in two contiguous runs, applying the window.
@@ -103,7 +103,7 @@ public final class SpectrumAnalyzer {
     }
 
     /// Band levels in dB of an already windowed block (`windowedHistory`).
-    public func bandLevels(windowed: UnsafePointer<Float>, into bandsDb: inout [Double]) {
+    private func bandLevels(windowed: UnsafePointer<Float>, into bandsDb: inout [Double]) {
         transform.bandEnergies(windowed, edges: layout.edgeBins, into: bandSums)
         for b in 0..<layout.count {
             let power = bandSums[b] * scale

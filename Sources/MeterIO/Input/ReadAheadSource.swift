@@ -2,8 +2,8 @@ import MeterCore
 import Synchronization
 
 /// Decodes a source on its own thread, a few blocks ahead of the analysis (files and stdin:
-/// the decoder waits when the analysis is behind, nothing is dropped). With `BackgroundSink`
-/// this lets `analyze` use two cores: decoding on one, analysis and output on the other.
+/// the decoder waits when the analysis is behind, nothing is dropped): `analyze` uses two
+/// cores, decoding on one, analysis and output on the other.
 ///
 /// Both threads sleep in a `ChunkHandoff`: the decoder until half the blocks are free again
 /// (one wake-up per few blocks), the analysis until a block is there. A cancellation (Ctrl-C
@@ -14,8 +14,9 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
     public let channels: Int
     public let name: String
     /// Called on the analysis thread just before it sleeps for want of input (a slow pipe):
-    /// a chance to push out what is already analysed.
-    public var whenStarved: (() -> Void)?
+    /// a chance to push out what is already analysed. What it throws (the output failed)
+    /// ends the read.
+    public var whenStarved: (() throws -> Void)?
     public let expectedFrames: Int?
     public let channelNames: [String]?
     /// The wrapped source: read only by the decoding thread once the first read starts.
@@ -126,7 +127,7 @@ public final class ReadAheadSource: BlockLendingSource, @unchecked Sendable {
             }
             if handoff.isCancelled { break }
             if handoff.ring.isClosed && handoff.ring.available == 0 { break }
-            whenStarved?()
+            try whenStarved?()
             handoff.waitForChunks()
         }
         if let e = failure.withLock({ $0 }) { throw e }

@@ -9,8 +9,8 @@ import MeterCore
 /// hop, end line).
 ///
 /// A sample source is read as fast as it delivers, as `threads` say (`spread`: read ahead on
-/// a decoding thread, bands, encoding and output on an output thread behind a
-/// `BackgroundSink`). A run has one sample source (no command meters several files in one
+/// a decoding thread; with octave bands, their filter bank, encoding and output on an output
+/// thread behind a `BackgroundSink`). A run has one sample source (no command meters several files in one
 /// run; a many-file run is one session per file).
 ///
 /// Live sources are opened by `init` (their streams and recordings, so a missing device fails
@@ -141,24 +141,22 @@ public final class MeterSession: @unchecked Sendable {
         let readsMayWait = (source.samples as? any AudioFileSource)?.readsMayWait == true
         let readAhead = spread || readsMayWait ? ReadAheadSource(Self.limited(source), cancellation: cancellation) : nil
         defer { readAhead?.stop() }
-        guard spread, let readAhead else {
-            let pipeline = MeterPipeline(settings: settings, transform: transform)
-            return try StreamRun(pipeline: pipeline, sink: sink).run(readAhead ?? Self.limited(source), shouldStop: shouldStop)
-        }
-        // One FFTW plan: with deferred bands the pipeline never runs it (nor its octave bank);
-        // only the output thread does.
-        let deferring = transform != nil || settings.octaves > 0
-        let pipeline = MeterPipeline(settings: settings, transform: transform, deferBands: deferring)
-        let deferred = deferring ? DeferredBands(settings: settings, transform: transform) : nil
-        let background = BackgroundSink(sink, bands: deferred)
+        // An output thread only for octave bands: their filter bank then runs there, beside the
+        // analysis (a spread `--spl --octaves 3` run takes two thirds of the wall time). For
+        // anything else handing each frame to another thread costs more than encoding and
+        // writing it where it was made (docs/benchmarks.md: levels-only `analyze` used 15%
+        // less CPU and less wall time without one, `--bands 64` 24% less CPU in the same time).
+        let background = spread && settings.octaves > 0
+            ? BackgroundSink(sink, bands: DeferredBands(settings: settings)) : nil
+        let pipeline = MeterPipeline(settings: settings, transform: transform, deferBands: background != nil)
+        var output: any FrameSink = background ?? sink
         // A slow pipe: what is analysed goes out before the analysis sleeps for more input.
-        readAhead.whenStarved = { background.flush() }
-        var output: any FrameSink = background
+        readAhead?.whenStarved = { [output] in try output.flush() }
         if let progress = description.progress {
-            output = ProgressSink(background, line: progress.line, label: progress.label, totalFrames: source.length)
+            output = ProgressSink(output, line: progress.line, label: progress.label, totalFrames: source.length)
         }
         // The analysis thread's calls are checked too (the output thread's are, in `BackgroundSink`).
         output = ThreadCheckedSink.inDebug(output, rule: .oneThread)
-        return try StreamRun(pipeline: pipeline, sink: output).run(readAhead, shouldStop: shouldStop)
+        return try StreamRun(pipeline: pipeline, sink: output).run(readAhead ?? Self.limited(source), shouldStop: shouldStop)
     }
 }
