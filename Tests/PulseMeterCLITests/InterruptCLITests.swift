@@ -48,16 +48,25 @@ import TestSupport
             }
         }
 
-        /// The id of the tool's thread named `name` (`/proc/PID/task/TID/comm`), once it runs.
-        func thread(named name: String) -> pid_t? {
+        /// The tool's threads now: id and name (`/proc/PID/task/TID/comm`).
+        var threads: [(id: pid_t, name: String)] {
             let pid = process.processIdentifier
-            return Wait.value(timeout: 10, interval: 0.005, {
-                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-                return tasks.first { tid in
-                    (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8))?
-                        .trimmingCharacters(in: .whitespacesAndNewlines) == name
-                }.flatMap { pid_t($0) }
-            }, until: { $0 != nil }) ?? nil
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            return tasks.compactMap { tid in
+                guard let id = pid_t(tid),
+                      let comm = try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)
+                else { return nil }
+                return (id, comm.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+        }
+
+        /// The names of the tool's threads now.
+        var threadNames: [String] { threads.map(\.name) }
+
+        /// The id of the tool's thread named `name`, once it runs.
+        func thread(named name: String) -> pid_t? {
+            Wait.value(timeout: 10, interval: 0.005, { threads.first { $0.name == name }?.id },
+                       until: { $0 != nil }) ?? nil
         }
 
         /// Signals the process, reads stdout and stderr to their end and waits for the exit
@@ -106,6 +115,20 @@ import TestSupport
         #expect(end["type"] as? String == "end" && Tool.int(end["pos"]) == 48000, "\(r.lines.last ?? "")")
         #expect(end["complete"] as? Bool == false)
         #expect(r.stderr == "pulsemeter: interrupted at 1.0 s of stdin; the end line covers what was read and says \"complete\":false\n")
+    }
+
+    /// One input's `analyze` reads ahead on a thread of its own and encodes and writes its
+    /// lines where it analyses them; only octave bands get an output thread (their filter bank
+    /// runs there, beside the analysis). Either way the lines of what came are out while the
+    /// input stalls.
+    @Test(arguments: [([String](), false), (["--bands", "64"], false), (["--octaves", "3"], true)])
+    func anOutputThreadOnlyForOctaveBands(options: [String], outputThread: Bool) throws {
+        let p = try Running(["analyze", "-", "--raw", "s16le", "-r", "48000", "-c", "2"] + options)
+        p.input.fileHandleForWriting.write(Data(count: 48000 * 4))
+        #expect(p.readAvailable { $0.contains("\"pos\":48000") }, "the frames of the second fed")
+        #expect(p.thread(named: "pm-decoder") != nil, "\(p.threadNames)")
+        #expect(p.threadNames.contains("pm-output") == outputThread, "\(p.threadNames)")
+        #expect(p.stop(with: SIGINT).status == 130)
     }
 
     /// The signal reaches a thread other than the one blocked reading stdin (here: the

@@ -10,8 +10,8 @@ import MeterCore
 ///
 /// A sample source is read as fast as it delivers, as `threads` say (`spread`: read ahead on
 /// a decoding thread; with octave bands, their filter bank, encoding and output on an output
-/// thread behind a `BackgroundSink`). A run has one sample source (no command meters several files in one
-/// run; a many-file run is one session per file).
+/// thread behind a `BackgroundSink`). A run has one sample source (no command meters several
+/// files in one run; a many-file run is one session per file).
 ///
 /// Live sources are opened by `init` (their streams and recordings, so a missing device fails
 /// before any sink exists) and captured at their own pace, each by its `LiveMeterSession`
