@@ -142,10 +142,11 @@ public final class MeterSession: @unchecked Sendable {
         let readAhead = spread || readsMayWait ? ReadAheadSource(Self.limited(source), cancellation: cancellation) : nil
         defer { readAhead?.stop() }
         // An output thread only for octave bands: their filter bank then runs there, beside the
-        // analysis (a spread `--spl --octaves 3` run takes two thirds of the wall time). For
-        // anything else handing each frame to another thread costs more than encoding and
-        // writing it where it was made (docs/benchmarks.md: levels-only `analyze` used 15%
-        // less CPU and less wall time without one, `--bands 64` 24% less CPU in the same time).
+        // analysis (`--spl --octaves 3` of a 10-minute file: 307 ms of wall time, 455 ms without
+        // the thread). For anything else handing each frame to another thread costs more than
+        // encoding and writing it where it was made (docs/benchmarks.md: levels-only `analyze`
+        // used 15% less CPU and less wall time without one, `--bands 64` 24% less CPU in the
+        // same time).
         let background = spread && settings.octaves > 0
             ? BackgroundSink(sink, bands: DeferredBands(settings: settings)) : nil
         let pipeline = MeterPipeline(settings: settings, transform: transform, deferBands: background != nil)
